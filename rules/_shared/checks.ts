@@ -1,0 +1,96 @@
+/**
+ * Semantic checks shared by several kinds. Rules run even when the schema pass
+ * found problems (so every cause is reported at once), which is why they read
+ * values through these defensive accessors instead of trusting the types.
+ */
+import { child, duplicate, index, invalid, key, required, forbidden, type Cause } from '../../src/field.js';
+import { labelValue, qualifiedName } from '../../src/checks/names.js';
+import type { RuleContext } from '../../src/rule.js';
+
+export { child, index, key };
+
+export const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+/** The value if it is an array, otherwise an empty one. */
+export const list = <T = unknown>(v: unknown): T[] => (Array.isArray(v) ? (v as T[]) : []);
+/** The value if it is a plain object, otherwise an empty one. */
+export const record = (v: unknown): Record<string, unknown> => (isRecord(v) ? v : {});
+export const isString = (v: unknown): v is string => typeof v === 'string';
+export const isInt = (v: unknown): v is number => typeof v === 'number' && Number.isInteger(v);
+
+export const add = (ctx: RuleContext, cause: Cause): void => {
+  ctx.causes.push(cause);
+};
+
+/** Reports every item whose key was already seen, at the later item. */
+export function checkUnique<T>(
+  ctx: RuleContext,
+  items: readonly T[],
+  keyOf: (item: T) => unknown,
+  report: (item: T, i: number, key: string) => Cause,
+): void {
+  const seen = new Set<string>();
+  items.forEach((item, i) => {
+    const k = keyOf(item);
+    if (k === undefined || k === null || k === '') return;
+    const id = typeof k === 'string' ? k : JSON.stringify(k);
+    if (seen.has(id)) ctx.causes.push(report(item, i, id));
+    else seen.add(id);
+  });
+}
+
+/** Condition lists are maps keyed by `type`: a type may appear once. */
+export function checkConditions(ctx: RuleContext, conditions: unknown, path: string): void {
+  checkUnique(ctx, list(conditions), (c) => record(c).type, (c, i) => duplicate(child(index(path, i), 'type'), record(c).type));
+}
+
+export function checkLabelSelector(ctx: RuleContext, selector: unknown, path: string): void {
+  const s = record(selector);
+  for (const [k, v] of Object.entries(record(s.matchLabels))) {
+    const keyProblem = qualifiedName(k);
+    if (keyProblem) add(ctx, invalid(child(path, 'matchLabels'), k, keyProblem));
+    if (isString(v)) {
+      const valueProblem = labelValue(v);
+      if (valueProblem) add(ctx, invalid(key(child(path, 'matchLabels'), k), v, valueProblem));
+    }
+  }
+  list(s.matchExpressions).forEach((expr, i) => {
+    checkRequirementValues(ctx, expr, index(child(path, 'matchExpressions'), i));
+  });
+}
+
+/** In/NotIn need values; Exists/DoesNotExist must have none (as for node and label selectors). */
+export function checkRequirementValues(ctx: RuleContext, requirement: unknown, path: string): void {
+  const r = record(requirement);
+  const values = list(r.values);
+  if ((r.operator === 'In' || r.operator === 'NotIn') && values.length === 0) {
+    add(ctx, required(child(path, 'values'), "must be specified when `operator` is 'In' or 'NotIn'"));
+  }
+  if ((r.operator === 'Exists' || r.operator === 'DoesNotExist') && values.length > 0) {
+    add(ctx, forbidden(child(path, 'values'), "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"));
+  }
+}
+
+export function checkClusterAffinity(ctx: RuleContext, affinity: unknown, path: string): void {
+  const a = record(affinity);
+  const fieldSelector = record(a.fieldSelector);
+  list(fieldSelector.matchExpressions).forEach((expr, i) => {
+    checkRequirementValues(ctx, expr, index(child(child(path, 'fieldSelector'), 'matchExpressions'), i));
+  });
+  if (a.labelSelector !== undefined) checkLabelSelector(ctx, a.labelSelector, child(path, 'labelSelector'));
+}
+
+/** Taints are unique by key and effect. */
+export function checkTaintsUnique(ctx: RuleContext, taints: unknown, path: string): void {
+  checkUnique(
+    ctx,
+    list(taints),
+    (t) => {
+      const r = record(t);
+      return isString(r.key) && isString(r.effect) ? `${r.key}\u0000${r.effect}` : undefined;
+    },
+    (t, i) => {
+      const r = record(t);
+      return duplicate(index(path, i), { key: r.key, effect: r.effect }, 'taints must be unique by key and effect pair');
+    },
+  );
+}

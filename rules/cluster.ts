@@ -1,0 +1,265 @@
+/** Cluster (cluster.<domain>/v1alpha1, cluster-scoped): a member cluster. */
+import { isIP } from 'node:net';
+import {
+  Arr, Bool, Condition, Enum, Int32, LocalSecretReference, Obj, Opt, QuantityMap, Quantity, ReqStr, Str, StrList, StringMap, Taint, envelope,
+  type Static,
+} from './_shared/schema.js';
+import { add, checkConditions, checkTaintsUnique, checkUnique, child, index, isString, list, record } from './_shared/checks.js';
+import { duplicate, forbidden, invalid } from '../src/field.js';
+import { clusterName, dns1123Subdomain } from '../src/checks/names.js';
+import { compareQuantity, parseQuantity, type Quantity as Q } from '../src/checks/quantity.js';
+import type { DefaultContext, KindRules, RuleContext } from '../src/rule.js';
+
+export const RESOURCE_MODEL_RESOURCES = ['cpu', 'memory', 'storage', 'ephemeral-storage'] as const;
+
+const ResourceModelRange = Obj({ name: Enum(RESOURCE_MODEL_RESOURCES), min: Quantity(), max: Quantity() });
+const ResourceModel = Obj({ grade: Int32({ minimum: 0 }), ranges: Arr(ResourceModelRange, { minItems: 1 }) });
+
+const ClusterSpec = Obj({
+  syncMode: Enum(['Push', 'Pull']),
+  apiEndpoint: Opt(Str()),
+  id: Opt(Str({ maxLength: 128000 })),
+  secretRef: Opt(LocalSecretReference),
+  impersonatorSecretRef: Opt(LocalSecretReference),
+  insecureSkipTLSVerification: Opt(Bool()),
+  provider: Opt(Str({ format: 'label-value' })),
+  region: Opt(Str({ format: 'label-value' })),
+  zone: Opt(Str({ format: 'label-value' })),
+  zones: Opt(Arr(Str({ format: 'label-value' }))),
+  proxyURL: Opt(Str()),
+  proxyHeader: Opt(StringMap()),
+  taints: Opt(Arr(Taint)),
+  resourceModels: Opt(Arr(ResourceModel)),
+});
+
+const ClusterStatus = Obj({
+  apiEnablements: Opt(Arr(Obj({ groupVersion: ReqStr(), resources: Opt(Arr(Obj({ kind: ReqStr(), name: ReqStr() }))) }))),
+  conditions: Opt(Arr(Condition)),
+  kubernetesVersion: Opt(Str()),
+  nodeSummary: Opt(Obj({ readyNum: Opt(Int32({ minimum: 0 })), totalNum: Opt(Int32({ minimum: 0 })) })),
+  remedyActions: Opt(StrList()),
+  resourceSummary: Opt(
+    Obj({
+      allocatable: Opt(QuantityMap()),
+      allocated: Opt(QuantityMap()),
+      allocating: Opt(QuantityMap()),
+      allocatableModelings: Opt(Arr(Obj({ grade: Int32({ minimum: 0 }), count: Int32({ minimum: 0 }) }))),
+    }),
+  ),
+});
+
+export const schema = Obj({ ...envelope, spec: ClusterSpec, status: Opt(ClusterStatus) });
+export type Cluster = Static<typeof schema>;
+export type ResourceModel = Static<typeof ResourceModel>;
+
+const API_ENDPOINT_FORMAT = 'desired format: hostname, hostname:port, IP or IP:port';
+const HOST_PORT = /^(\[[0-9A-Fa-f:.]+\]|[^:/?#@\s[\]]+)(?::(\d+))?$/;
+
+/** `hostname`, `hostname:port`, `IP`, `IP:port` as the spec says, and the `https://host:port` URLs in use today. */
+function apiEndpointError(endpoint: string): string | undefined {
+  if (endpoint.includes('://')) {
+    let url: URL;
+    try {
+      url = new URL(endpoint);
+    } catch (err) {
+      return `apiEndpoint must be a valid URL: ${(err as Error).message}; ${API_ENDPOINT_FORMAT}`;
+    }
+    if (!url.host) return `host must be provided; ${API_ENDPOINT_FORMAT}`;
+    if (url.username || url.password) return 'user information is not permitted in the URL';
+    if (url.hash || endpoint.includes('#')) return 'fragments are not permitted in the URL';
+    if (url.search || endpoint.includes('?')) return 'query parameters are not permitted in the URL';
+    return undefined;
+  }
+  const match = HOST_PORT.exec(endpoint);
+  if (!match) return `apiEndpoint must be a valid endpoint; ${API_ENDPOINT_FORMAT}`;
+  const host = match[1]!.replace(/^\[(.*)\]$/, '$1');
+  const port = match[2];
+  if (isIP(host) === 0 && dns1123Subdomain(host.toLowerCase())) return `"${host}" is neither an IP address nor a DNS name; ${API_ENDPOINT_FORMAT}`;
+  if (port !== undefined && (Number(port) < 1 || Number(port) > 65535)) return `port ${port} must be between 1 and 65535, inclusive`;
+  return undefined;
+}
+
+function proxyURLError(proxy: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(proxy);
+  } catch (err) {
+    return `proxyURL must be a valid URL: ${(err as Error).message}`;
+  }
+  const scheme = url.protocol.replace(/:$/, '');
+  if (!['http', 'https', 'socks5'].includes(scheme)) return `unsupported scheme "${scheme}", must be http, https, or socks5`;
+  return undefined;
+}
+
+function validate(cluster: Cluster, ctx: RuleContext): void {
+  const spec = record(cluster.spec);
+  const path = 'spec';
+  if (isString(spec.apiEndpoint) && spec.apiEndpoint !== '') {
+    const problem = apiEndpointError(spec.apiEndpoint);
+    if (problem) add(ctx, invalid(child(path, 'apiEndpoint'), spec.apiEndpoint, problem));
+  }
+  if (isString(spec.proxyURL) && spec.proxyURL !== '') {
+    const problem = proxyURLError(spec.proxyURL);
+    if (problem) add(ctx, invalid(child(path, 'proxyURL'), spec.proxyURL, problem));
+  }
+  if (isString(spec.zone) && spec.zone !== '') {
+    ctx.warnings.push('spec.zone is deprecated and never used; use spec.zones');
+    if (list(spec.zones).length > 0) add(ctx, forbidden(child(path, 'zone'), 'may not be set together with spec.zones; zone is deprecated, use zones only'));
+  }
+  checkUnique(ctx, list(spec.zones), (z) => z, (z, i) => duplicate(index(child(path, 'zones'), i), z));
+  checkTaintsUnique(ctx, spec.taints, child(path, 'taints'));
+  checkResourceModels(ctx, spec.resourceModels, child(path, 'resourceModels'));
+}
+
+interface ParsedRange {
+  name: string;
+  min: Q | undefined;
+  max: Q | undefined;
+  minText: unknown;
+  maxText: unknown;
+  j: number;
+}
+
+/**
+ * Each range is half-open with max > min; every grade models the same resources; the
+ * grades, ordered, form one continuous interval per resource (a grade's max is the next
+ * grade's min). Quantities compare by value, so `1` meets `1000m`.
+ */
+function checkResourceModels(ctx: RuleContext, models: unknown, path: string): void {
+  const parsed: { grade: number; i: number; ranges: Map<string, ParsedRange>; complete: boolean }[] = [];
+  checkUnique(ctx, list(models), (m) => record(m).grade, (m, i) => duplicate(child(index(path, i), 'grade'), record(m).grade));
+  list(models).forEach((model, i) => {
+    const m = record(model);
+    const rangesPath = child(index(path, i), 'ranges');
+    const ranges = new Map<string, ParsedRange>();
+    let complete = list(m.ranges).length > 0;
+    list(m.ranges).forEach((range, j) => {
+      const r = record(range);
+      const rangePath = index(rangesPath, j);
+      // Unsupported names are reported by the schema; leaving them out keeps one mistake to one cause.
+      if (!isString(r.name) || !(RESOURCE_MODEL_RESOURCES as readonly string[]).includes(r.name)) {
+        complete = false;
+        return;
+      }
+      if (ranges.has(r.name)) {
+        add(ctx, duplicate(child(rangePath, 'name'), r.name));
+        return;
+      }
+      const min = parseQuantity(r.min);
+      const max = parseQuantity(r.max);
+      if (min && min.num < 0n) add(ctx, invalid(child(rangePath, 'min'), r.min, 'must be greater than or equal to 0'));
+      if (min && max && compareQuantity(max, min) <= 0) {
+        add(ctx, invalid(child(rangePath, 'max'), r.max, `must be greater than min (${String(r.min)}): ranges are half-open [min, max)`));
+      }
+      ranges.set(r.name, { name: r.name, min, max, minText: r.min, maxText: r.max, j });
+    });
+    if (typeof m.grade === 'number') parsed.push({ grade: m.grade, i, ranges, complete });
+  });
+
+  parsed.sort((a, b) => a.grade - b.grade);
+  // Every grade models every resource that any grade models. Grades whose ranges already
+  // drew a cause (none given, an unsupported name) are not blamed a second time.
+  const modelled = [...new Set(parsed.flatMap((p) => [...p.ranges.keys()]))].sort();
+  for (const p of parsed) {
+    const missing = modelled.filter((name) => !p.ranges.has(name));
+    if (missing.length && p.complete) {
+      add(ctx, invalid(child(index(path, p.i), 'ranges'), [...p.ranges.keys()], `every grade must model the same resources (${modelled.join(', ')}); missing ${missing.join(', ')}`));
+    }
+  }
+  for (let k = 1; k < parsed.length; k++) {
+    const prev = parsed[k - 1]!;
+    const cur = parsed[k]!;
+    if (prev.grade === cur.grade) continue; // reported as a duplicate grade
+    for (const range of cur.ranges.values()) {
+      const before = prev.ranges.get(range.name);
+      if (!before?.max || !range.min) continue;
+      if (compareQuantity(before.max, range.min) !== 0) {
+        add(
+          ctx,
+          invalid(
+            child(index(child(index(path, cur.i), 'ranges'), range.j), 'min'),
+            range.minText,
+            `must equal the max of ${range.name} in grade ${prev.grade} (${String(before.maxText)}) so the grades form one continuous interval`,
+          ),
+        );
+      }
+    }
+  }
+}
+
+function validateStatus(cluster: Cluster, ctx: RuleContext): void {
+  const status = record(cluster.status);
+  checkConditions(ctx, status.conditions, 'status.conditions');
+  checkUnique(ctx, list(status.apiEnablements), (a) => record(a).groupVersion, (a, i) =>
+    duplicate(child(index('status.apiEnablements', i), 'groupVersion'), record(a).groupVersion),
+  );
+}
+
+function validateUpdate(cluster: Cluster, old: Cluster, ctx: RuleContext): void {
+  const id = record(cluster.spec).id;
+  const oldId = record(old.spec).id;
+  if (isString(oldId) && oldId !== '' && id !== oldId) {
+    ctx.warnings.push('spec.id changed: the cluster ID identifies the cluster and composes multi-cluster service DNS names; change it only deliberately');
+  }
+}
+
+const MAX_INT64 = '9223372036854775807';
+
+/** Quantity text for n GiB as Kubernetes would print it (`4Gi`, `1Ti`). */
+const gib = (n: bigint): string => (n === 0n ? '0' : n % 1024n === 0n ? `${n / 1024n}Ti` : `${n}Gi`);
+
+/**
+ * The spec's default models: grade 0 cpu [0,1) memory [0,4Gi); grade 1 cpu [1,2) memory
+ * [4Gi,16Gi); grades 2–7 cpu [2^(g-1), 2^g) memory [2^(g+2), 2^(g+3)) GiB; grade 8 from
+ * cpu 128 and memory 1024Gi, unbounded (max is the largest int64, as Karmada writes it).
+ */
+export function defaultResourceModels(): ResourceModel[] {
+  const models: ResourceModel[] = [];
+  for (let grade = 0; grade <= 8; grade++) {
+    let cpu: [string, string];
+    let memory: [string, string];
+    if (grade === 0) [cpu, memory] = [['0', '1'], ['0', gib(4n)]];
+    else if (grade === 1) [cpu, memory] = [['1', '2'], [gib(4n), gib(16n)]];
+    else if (grade <= 7) {
+      cpu = [String(2 ** (grade - 1)), String(2 ** grade)];
+      memory = [gib(2n ** BigInt(grade + 2)), gib(2n ** BigInt(grade + 3))];
+    } else [cpu, memory] = [['128', MAX_INT64], [gib(1024n), MAX_INT64]];
+    models.push({
+      grade,
+      ranges: [
+        { name: 'cpu', min: cpu[0], max: cpu[1] },
+        { name: 'memory', min: memory[0], max: memory[1] },
+      ],
+    });
+  }
+  return models;
+}
+
+/** RFC 3339 with second precision, as Kubernetes writes metav1.Time. */
+const rfc3339 = (d: Date): string => d.toISOString().replace(/\.\d{3}Z$/, 'Z');
+
+function defaults(cluster: Cluster, ctx: DefaultContext): void {
+  if (typeof cluster.spec !== 'object' || cluster.spec === null) return;
+  const spec = cluster.spec;
+  if (ctx.operation === 'CREATE' && (!Array.isArray(spec.resourceModels) || spec.resourceModels.length === 0)) {
+    spec.resourceModels = defaultResourceModels();
+  }
+  for (const taint of list<Record<string, unknown>>(spec.taints)) {
+    if (taint && taint.effect === 'NoExecute' && taint.timeAdded === undefined) taint.timeAdded = rfc3339(ctx.now);
+  }
+}
+
+export const rules: KindRules<Cluster> = {
+  kind: 'Cluster',
+  group: 'cluster',
+  version: 'v1alpha1',
+  plural: 'clusters',
+  scope: 'Cluster',
+  statusSubresource: true,
+  schema,
+  nameError: clusterName,
+  validate,
+  validateStatus,
+  validateUpdate,
+  defaults,
+};

@@ -1,0 +1,82 @@
+/**
+ * The registry: the single list of kinds that the library, the webhook's routes,
+ * the CLI and the Helm chart all derive from.
+ */
+import type { KindRules } from '../src/rule.js';
+import { rules as resourceInterpreterWebhookConfiguration } from './resourceinterpreterwebhookconfiguration.js';
+import { rules as resourceInterpreterCustomization } from './resourceinterpretercustomization.js';
+import { rules as multiClusterIngress } from './multiclusteringress.js';
+import { rules as multiClusterService } from './multiclusterservice.js';
+import { rules as resourceRegistry } from './resourceregistry.js';
+import { rules as work } from './work.js';
+import { rules as clusterResourceBinding } from './clusterresourcebinding.js';
+import { rules as cluster } from './cluster.js';
+import { rules as cronFederatedHPA } from './cronfederatedhpa.js';
+import { rules as clusterTaintPolicy } from './clustertaintpolicy.js';
+import { rules as federatedResourceQuota } from './federatedresourcequota.js';
+import { rules as workloadRebalancer } from './workloadrebalancer.js';
+import { rules as remedy } from './remedy.js';
+
+export const DEFAULT_GROUP_DOMAIN = 'karmada.io';
+
+/** The rule modules of all 13 kinds, in the spec's order. */
+export const ruleModules: readonly KindRules[] = [
+  resourceInterpreterWebhookConfiguration,
+  resourceInterpreterCustomization,
+  multiClusterIngress,
+  multiClusterService,
+  resourceRegistry,
+  work,
+  clusterResourceBinding,
+  cluster,
+  cronFederatedHPA,
+  clusterTaintPolicy,
+  federatedResourceQuota,
+  workloadRebalancer,
+  remedy,
+];
+
+const byKind = new Map(ruleModules.map((r) => [r.kind, r]));
+
+export function rulesFor(kind: unknown): KindRules | undefined {
+  return typeof kind === 'string' ? byKind.get(kind) : undefined;
+}
+
+export const supportedKinds: readonly string[] = ruleModules.map((r) => r.kind);
+
+/** `cluster.karmada.io`, or the group under another domain. */
+export const apiGroup = (rules: KindRules, groupDomain = DEFAULT_GROUP_DOMAIN): string => `${rules.group}.${groupDomain}`;
+export const apiVersion = (rules: KindRules, groupDomain = DEFAULT_GROUP_DOMAIN): string =>
+  `${apiGroup(rules, groupDomain)}/${rules.version}`;
+
+export interface KindInfo {
+  kind: string;
+  group: string;
+  version: string;
+  apiVersion: string;
+  plural: string;
+  scope: 'Cluster' | 'Namespaced';
+  /** fleetgate validates writes to `<plural>/status` as well. */
+  statusSubresource: boolean;
+  /** Whether the kind has defaults to apply (a mutating webhook changes something). */
+  mutating: boolean;
+  webhookPaths: { validate: string; mutate: string };
+}
+
+/** The registry as plain data for one group domain. */
+export function kindsFor(groupDomain = DEFAULT_GROUP_DOMAIN): KindInfo[] {
+  return ruleModules.map((r) => ({
+    kind: r.kind,
+    group: apiGroup(r, groupDomain),
+    version: r.version,
+    apiVersion: apiVersion(r, groupDomain),
+    plural: r.plural,
+    scope: r.scope,
+    statusSubresource: r.statusSubresource,
+    mutating: typeof r.defaults === 'function',
+    webhookPaths: { validate: `/validate-${r.kind.toLowerCase()}`, mutate: `/mutate-${r.kind.toLowerCase()}` },
+  }));
+}
+
+/** The registry for the default group domain, `karmada.io`. */
+export const kinds: readonly KindInfo[] = kindsFor();

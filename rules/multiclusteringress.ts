@@ -1,0 +1,16 @@
+/** MultiClusterIngress (networking.<domain>/v1alpha1): PLACEHOLDER, to be replaced by the full rule module. */
+import { Obj, Opt, RawObject, envelope, type Static } from './_shared/schema.js';
+import type { KindRules } from '../src/rule.js';
+
+export const schema = Obj({ ...envelope, spec: Opt(RawObject()), status: Opt(RawObject()) });
+export type MultiClusterIngress = Static<typeof schema>;
+
+export const rules: KindRules<MultiClusterIngress> = {
+  kind: 'MultiClusterIngress',
+  group: 'networking',
+  version: 'v1alpha1',
+  plural: 'multiclusteringresses',
+  scope: 'Namespaced',
+  statusSubresource: true,
+  schema,
+};

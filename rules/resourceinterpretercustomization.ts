@@ -1,0 +1,16 @@
+/** ResourceInterpreterCustomization (config.<domain>/v1alpha1): PLACEHOLDER, to be replaced by the full rule module. */
+import { Obj, Opt, RawObject, envelope, type Static } from './_shared/schema.js';
+import type { KindRules } from '../src/rule.js';
+
+export const schema = Obj({ ...envelope, spec: Opt(RawObject()), status: Opt(RawObject()) });
+export type ResourceInterpreterCustomization = Static<typeof schema>;
+
+export const rules: KindRules<ResourceInterpreterCustomization> = {
+  kind: 'ResourceInterpreterCustomization',
+  group: 'config',
+  version: 'v1alpha1',
+  plural: 'resourceinterpretercustomizations',
+  scope: 'Cluster',
+  statusSubresource: true,
+  schema,
+};

@@ -1,0 +1,16 @@
+/** Work (work.<domain>/v1alpha1): PLACEHOLDER, to be replaced by the full rule module. */
+import { Obj, Opt, RawObject, envelope, type Static } from './_shared/schema.js';
+import type { KindRules } from '../src/rule.js';
+
+export const schema = Obj({ ...envelope, spec: Opt(RawObject()), status: Opt(RawObject()) });
+export type Work = Static<typeof schema>;
+
+export const rules: KindRules<Work> = {
+  kind: 'Work',
+  group: 'work',
+  version: 'v1alpha1',
+  plural: 'works',
+  scope: 'Namespaced',
+  statusSubresource: true,
+  schema,
+};

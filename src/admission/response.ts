@@ -1,0 +1,35 @@
+/** The one place that shapes admission responses (without the uid, which review() adds). */
+import { aggregate, type Cause } from '../field.js';
+import type { PatchOperation } from '../defaults.js';
+import type { AdmissionResponse } from './types.js';
+
+type Response = Omit<AdmissionResponse, 'uid'>;
+
+export const allowed = (): Response => ({ allowed: true });
+
+/** A request that could not be used: 400 for bad input, 500 for a bug. */
+export const errored = (code: number, message: string): Response => ({ allowed: false, status: { code, message } });
+
+/** 422 Invalid with causes, worded as the API server words `apierrors.NewInvalid`. */
+export function invalid(kind: string, group: string, name: string, causes: Cause[]): Response {
+  return {
+    allowed: false,
+    status: {
+      code: 422,
+      reason: 'Invalid',
+      message: `${kind}.${group} ${JSON.stringify(name)} is invalid: ${aggregate(causes)}`,
+      details: {
+        name,
+        group,
+        kind,
+        causes: causes.map((c) => ({ reason: c.type, type: c.type, field: c.field, message: c.message })),
+      },
+    },
+  };
+}
+
+export const patched = (patch: PatchOperation[]): Response => ({
+  allowed: true,
+  patchType: 'JSONPatch',
+  patch: Buffer.from(JSON.stringify(patch)).toString('base64'),
+});

@@ -1,0 +1,132 @@
+/**
+ * review(): an AdmissionReview in, the response AdmissionReview out.
+ * decode → identify the kind → validate or default → response. It never throws:
+ * input it cannot use gets `allowed: false` with code 400, a bug gets 500.
+ */
+import { validate } from '../validate.js';
+import { applyDefaults } from '../defaults.js';
+import { DEFAULT_GROUP_DOMAIN, apiGroup, rulesFor, supportedKinds } from '../../rules/index.js';
+import type { KindRules, Lookups, MaybePromise, Operation, RuleOptions } from '../rule.js';
+import { allowed, errored, invalid, patched } from './response.js';
+import type { AdmissionRequest, AdmissionResponse, AdmissionReview } from './types.js';
+
+export type { AdmissionRequest, AdmissionResponse, AdmissionReview } from './types.js';
+
+export interface ReviewOptions extends RuleOptions {
+  mode: 'validate' | 'mutate';
+  groupDomain?: string;
+  lookups?: Lookups;
+  /** Only this kind is accepted (per-kind webhook paths); another kind gets code 400. */
+  kind?: string;
+  /** The time written into defaulted timestamps; default now. */
+  now?: Date;
+}
+
+const REVIEW_VERSIONS = new Set(['admission.k8s.io/v1', 'admission.k8s.io/v1beta1']);
+const OPERATIONS = new Set<Operation>(['CREATE', 'UPDATE', 'DELETE', 'CONNECT']);
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+export function review(input: unknown, options: ReviewOptions): MaybePromise<AdmissionReview> {
+  const apiVersion = isRecord(input) && typeof input.apiVersion === 'string' && REVIEW_VERSIONS.has(input.apiVersion) ? input.apiVersion : 'admission.k8s.io/v1';
+  const uid = isRecord(input) && isRecord(input.request) && typeof input.request.uid === 'string' ? input.request.uid : '';
+  const wrap = (response: Omit<AdmissionResponse, 'uid'>): AdmissionReview => ({ apiVersion, kind: 'AdmissionReview', response: { uid, ...response } });
+  try {
+    const decoded = decode(input, options);
+    if ('error' in decoded) return wrap(errored(400, decoded.error));
+    const outcome = decide(decoded, options);
+    return outcome instanceof Promise ? outcome.then(wrap, (err: unknown) => wrap(internalError(err))) : wrap(outcome);
+  } catch (err) {
+    return wrap(internalError(err));
+  }
+}
+
+function internalError(err: unknown): Omit<AdmissionResponse, 'uid'> {
+  // The message names the failure, never the object's contents.
+  return errored(500, `internal error while reviewing the request: ${err instanceof Error ? err.message : String(err)}`);
+}
+
+interface Decoded {
+  request: AdmissionRequest;
+  operation: Operation;
+  rules?: KindRules;
+  object?: Record<string, unknown>;
+  oldObject?: Record<string, unknown>;
+}
+
+function decode(input: unknown, options: ReviewOptions): Decoded | { error: string } {
+  if (!isRecord(input)) return { error: 'the body is not an AdmissionReview: expected a JSON object' };
+  if (input.kind !== 'AdmissionReview' || typeof input.apiVersion !== 'string' || !REVIEW_VERSIONS.has(input.apiVersion)) {
+    return {
+      error: `the body is not an AdmissionReview: expected apiVersion admission.k8s.io/v1 or admission.k8s.io/v1beta1 and kind AdmissionReview, got ${JSON.stringify(input.apiVersion ?? null)} and ${JSON.stringify(input.kind ?? null)}`,
+    };
+  }
+  const request = input.request;
+  if (!isRecord(request)) return { error: 'the AdmissionReview has no request' };
+  if (typeof request.uid !== 'string' || request.uid === '') return { error: 'request.uid is required' };
+  const operation = request.operation as Operation;
+  if (!OPERATIONS.has(operation)) {
+    return { error: `request.operation ${JSON.stringify(request.operation ?? null)} is not one of CREATE, UPDATE, DELETE, CONNECT` };
+  }
+  const req = request as unknown as AdmissionRequest;
+  if (operation === 'DELETE' || operation === 'CONNECT') return { request: req, operation };
+
+  const object = request.object;
+  if (object === undefined || object === null) return { error: 'there is no content to decode: request.object is empty' };
+  if (!isRecord(object)) return { error: 'request.object is not a JSON object' };
+  if (operation === 'UPDATE' && request.oldObject !== undefined && request.oldObject !== null && !isRecord(request.oldObject)) {
+    return { error: 'request.oldObject is not a JSON object' };
+  }
+
+  const kindName = isRecord(request.kind) && typeof request.kind.kind === 'string' ? request.kind.kind : object.kind;
+  const rules = rulesFor(kindName);
+  const groupDomain = options.groupDomain ?? DEFAULT_GROUP_DOMAIN;
+  if (!rules) {
+    return { error: `kind ${JSON.stringify(kindName ?? null)} is not served by fleetgate; served kinds: ${supportedKinds.join(', ')}` };
+  }
+  if (options.kind !== undefined && options.kind !== rules.kind) {
+    return { error: `this endpoint serves ${options.kind}, but the request is for ${rules.kind}` };
+  }
+  const group = isRecord(request.kind) ? request.kind.group : undefined;
+  if (typeof group === 'string' && group !== apiGroup(rules, groupDomain)) {
+    return { error: `group ${JSON.stringify(group)} is not served: ${rules.kind} is served in group ${apiGroup(rules, groupDomain)}` };
+  }
+  const oldObject = isRecord(request.oldObject) ? request.oldObject : undefined;
+  return { request: req, operation, rules, object: withRequestNamespace(object, rules, req), oldObject };
+}
+
+/** The API server fills the namespace in from the request; a reviewed object may not carry it yet. */
+function withRequestNamespace(object: Record<string, unknown>, rules: KindRules, request: AdmissionRequest): Record<string, unknown> {
+  if (rules.scope !== 'Namespaced' || !request.namespace) return object;
+  const metadata = isRecord(object.metadata) ? object.metadata : {};
+  if (metadata.namespace) return object;
+  return { ...object, metadata: { ...metadata, namespace: request.namespace } };
+}
+
+function decide(decoded: Decoded, options: ReviewOptions): MaybePromise<Omit<AdmissionResponse, 'uid'>> {
+  const { request, operation, rules, object, oldObject } = decoded;
+  if (!rules || !object) return allowed();
+  const subResource = request.subResource ?? '';
+  if (subResource !== '' && subResource !== 'status') return allowed();
+
+  if (options.mode === 'mutate') {
+    if (subResource === 'status') return allowed();
+    const { patch } = applyDefaults(object, { operation, now: options.now });
+    return patch.length ? patched(patch) : allowed();
+  }
+
+  const result = validate(object, {
+    operation,
+    oldObject,
+    subResource,
+    groupDomain: options.groupDomain,
+    lookups: options.lookups,
+    allowNoExecuteTaintPolicy: options.allowNoExecuteTaintPolicy,
+  });
+  const respond = (r: { allowed: boolean; causes: import('../field.js').Cause[]; warnings: string[] }) => {
+    const name = isRecord(object.metadata) && typeof object.metadata.name === 'string' ? object.metadata.name : (request.name ?? '');
+    const response = r.allowed ? allowed() : invalid(rules.kind, apiGroup(rules, options.groupDomain ?? DEFAULT_GROUP_DOMAIN), name, r.causes);
+    return r.warnings.length ? { ...response, warnings: r.warnings } : response;
+  };
+  return result instanceof Promise ? result.then(respond) : respond(result);
+}

@@ -1,0 +1,83 @@
+/**
+ * Cron schedules exactly as the CronFederatedHPA controller runs them: robfig/cron's
+ * standard parser (five fields; ranges, steps, lists, `?`, month and day names; the
+ * descriptors `@yearly` … `@hourly` and `@every <duration>`). cron-parser does the
+ * field parsing; the checks here only close the gaps where it accepts more than robfig
+ * (seconds or year fields, `L`/`W`/`#`/`H`, day-of-week 7) or lacks a robfig form.
+ */
+import { CronExpressionParser } from 'cron-parser';
+
+const DESCRIPTORS = new Set(['@yearly', '@annually', '@monthly', '@weekly', '@daily', '@midnight', '@hourly']);
+const MONTHS = new Set(['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec']);
+const DAYS = new Set(['sun', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat']);
+const FIELD_NAMES = ['minute', 'hour', 'day of month', 'month', 'day of week'] as const;
+/** Go's time.ParseDuration syntax: `300ms`, `1.5h`, `2h45m`. */
+const GO_DURATION = /^[+-]?((\d+(\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h))+$/;
+const GO_DURATION_UNIT_NS: Record<string, number> = { ns: 1, us: 1e3, µs: 1e3, μs: 1e3, ms: 1e6, s: 1e9, m: 60e9, h: 3600e9 };
+
+// Re-validating an unchanged object (every UPDATE) should not re-parse its schedules.
+const cache = new Map<string, string | undefined>();
+const CACHE_LIMIT = 4096;
+
+/** Returns why `schedule` is not a schedule the controller can run, or undefined when it is. */
+export function cronScheduleError(schedule: string): string | undefined {
+  if (cache.has(schedule)) return cache.get(schedule);
+  const result = check(schedule.trim());
+  if (cache.size >= CACHE_LIMIT) cache.clear();
+  cache.set(schedule, result);
+  return result;
+}
+
+function check(schedule: string): string | undefined {
+  if (schedule === '') return 'empty schedule';
+  if (/^(CRON_)?TZ=/.test(schedule)) return 'a time zone prefix (TZ= or CRON_TZ=) is not allowed in the schedule; use the timeZone field';
+  if (schedule.startsWith('@')) return descriptorError(schedule);
+  const fields = schedule.split(/\s+/);
+  if (fields.length !== 5) {
+    return `expected exactly 5 fields (minute hour day-of-month month day-of-week), found ${fields.length}`;
+  }
+  for (let i = 0; i < 5; i++) {
+    const problem = tokenError(fields[i]!, i);
+    if (problem) return `${FIELD_NAMES[i]} field "${fields[i]}": ${problem}`;
+  }
+  try {
+    CronExpressionParser.parse(fields.join(' '), { strict: false });
+  } catch (err) {
+    return (err as Error).message;
+  }
+  return undefined;
+}
+
+function descriptorError(schedule: string): string | undefined {
+  if (DESCRIPTORS.has(schedule)) return undefined;
+  const every = /^@every\s+(\S+)$/.exec(schedule);
+  if (every) {
+    const duration = every[1]!;
+    if (!GO_DURATION.test(duration)) return `"${duration}" is not a duration (e.g. 90s, 5m, 1h30m)`;
+    if (durationNanos(duration) <= 0) return '@every needs a positive duration';
+    return undefined;
+  }
+  return `unrecognized descriptor "${schedule}"; supported: ${[...DESCRIPTORS].join(', ')}, @every <duration>`;
+}
+
+function durationNanos(duration: string): number {
+  let total = 0;
+  for (const m of duration.matchAll(/(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h)/g)) total += Number(m[1]) * GO_DURATION_UNIT_NS[m[2]!]!;
+  return duration.startsWith('-') ? -total : total;
+}
+
+/** Every token must be a number, `*`, `?` or (month and day-of-week fields) a three-letter name. */
+function tokenError(field: string, position: number): string | undefined {
+  for (const token of field.split(/[,/-]/)) {
+    if (token === '' || token === '*' || token === '?') continue;
+    if (/^\d+$/.test(token)) {
+      if (position === 4 && Number(token) > 6) return `day of week ${token} is out of range 0-6`;
+      continue;
+    }
+    const lower = token.toLowerCase();
+    if (position === 3 && MONTHS.has(lower)) continue;
+    if (position === 4 && DAYS.has(lower)) continue;
+    return `"${token}" is not supported (only numbers, *, ?, ranges, steps, lists${position >= 3 ? ' and names' : ''})`;
+  }
+  return undefined;
+}

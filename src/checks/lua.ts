@@ -1,0 +1,69 @@
+/**
+ * Lua scripts of ResourceInterpreterCustomization, checked without running them:
+ * the script must parse (gopher-lua's dialect: Lua 5.1 plus `goto`, hence luaparse's
+ * 5.2 mode) and must define the global function the member is for, taking the
+ * parameters the control plane passes.
+ */
+import luaparse from 'luaparse';
+
+export interface LuaFunctionSpec {
+  name: string;
+  params: readonly string[];
+}
+
+const cache = new Map<string, string | undefined>();
+const CACHE_LIMIT = 1024;
+
+/** Returns the problem with `script`, or undefined when it parses and defines `fn`. */
+export function luaScriptError(script: string, fn: LuaFunctionSpec): string | undefined {
+  const cacheKey = `${fn.name}\u0000${script}`;
+  if (cache.has(cacheKey)) return cache.get(cacheKey);
+  const result = check(script, fn);
+  if (cache.size >= CACHE_LIMIT) cache.clear();
+  cache.set(cacheKey, result);
+  return result;
+}
+
+type Node = { type: string; [k: string]: unknown };
+
+function check(script: string, fn: LuaFunctionSpec): string | undefined {
+  let chunk: { body: Node[] };
+  try {
+    chunk = luaparse.parse(script, { luaVersion: '5.2', comments: false, locations: false, ranges: false }) as unknown as { body: Node[] };
+  } catch (err) {
+    const e = err as Error & { line?: number; column?: number };
+    const message = e.message.replace(/^\[\d+:\d+\]\s*/, '');
+    // luaparse counts columns from 0; editors and gopher-lua count from 1.
+    return e.line !== undefined && e.column !== undefined
+      ? `Lua syntax error at line ${e.line}, column ${e.column + 1}: ${message}`
+      : `Lua syntax error: ${message}`;
+  }
+  const signature = `${fn.name}(${fn.params.join(', ')})`;
+  const definition = findGlobalFunction(chunk.body, fn.name);
+  if (!definition) return `the script must define the global function ${signature}`;
+  const params = definition.parameters as Node[];
+  const named = params.filter((p) => p.type === 'Identifier').length;
+  const variadic = params.some((p) => p.type === 'VarargLiteral');
+  if (named !== fn.params.length && !(variadic && named <= fn.params.length)) {
+    return `function ${fn.name} must take ${fn.params.length} parameter${fn.params.length === 1 ? '' : 's'}: ${signature}`;
+  }
+  return undefined;
+}
+
+/** `function Name(...) end` or `Name = function(...) end` at the top level of the chunk. */
+function findGlobalFunction(body: Node[], name: string): Node | undefined {
+  let found: Node | undefined;
+  for (const statement of body) {
+    if (statement.type === 'FunctionDeclaration' && !statement.isLocal) {
+      const id = statement.identifier as Node | null;
+      if (id?.type === 'Identifier' && id.name === name) found = statement;
+    } else if (statement.type === 'AssignmentStatement') {
+      const vars = statement.variables as Node[];
+      const values = statement.init as Node[];
+      vars.forEach((v, i) => {
+        if (v.type === 'Identifier' && v.name === name && values[i]?.type === 'FunctionDeclaration') found = values[i];
+      });
+    }
+  }
+  return found;
+}

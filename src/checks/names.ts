@@ -1,0 +1,180 @@
+/**
+ * Kubernetes name and value syntaxes (k8s.io/apimachinery/pkg/util/validation).
+ * Each check returns the problem as a message, or undefined when the value is fine,
+ * so callers attach their own field path.
+ */
+import { isIP } from 'node:net';
+
+const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+const DNS1035_LABEL = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
+const QUALIFIED_NAME_PART = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
+const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
+/** `Ready`, `example.com/SomethingHappened`: CamelCase with an optional DNS-subdomain prefix. */
+const CAMEL_CASE = /^[A-Z][A-Za-z0-9]*$/;
+
+const maxLen = (n: number) => `must be no more than ${n} characters`;
+
+export function dns1123Label(value: string): string | undefined {
+  const problems: string[] = [];
+  if (value.length > 63) problems.push(maxLen(63));
+  if (!DNS1123_LABEL.test(value)) {
+    problems.push(
+      "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')",
+    );
+  }
+  return problems.length ? problems.join('; ') : undefined;
+}
+
+export function dns1123Subdomain(value: string): string | undefined {
+  const problems: string[] = [];
+  if (value.length > 253) problems.push(maxLen(253));
+  if (!DNS1123_SUBDOMAIN.test(value)) {
+    problems.push(
+      "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')",
+    );
+  }
+  return problems.length ? problems.join('; ') : undefined;
+}
+
+export function dns1035Label(value: string): string | undefined {
+  const problems: string[] = [];
+  if (value.length > 63) problems.push(maxLen(63));
+  if (!DNS1035_LABEL.test(value)) {
+    problems.push(
+      "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')",
+    );
+  }
+  return problems.length ? problems.join('; ') : undefined;
+}
+
+/** `*.example.com`; a bare `*` or a wildcard past the first label is not one. */
+export function wildcardDns1123Subdomain(value: string): string | undefined {
+  const problems: string[] = [];
+  if (value.length > 253) problems.push(maxLen(253));
+  if (!value.startsWith('*.') || !DNS1123_SUBDOMAIN.test(value.slice(2))) {
+    problems.push(
+      "a wildcard DNS-1123 subdomain must start with '*.', followed by a valid DNS subdomain, which must consist of lower case alphanumeric characters, '-' or '.' and end with an alphanumeric character (e.g. '*.example.com', regex used for validation is '\\*\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')",
+    );
+  }
+  return problems.length ? problems.join('; ') : undefined;
+}
+
+/** Label keys, annotation keys, finalizers, taint keys: `[prefix/]name`. */
+export function qualifiedName(value: string): string | undefined {
+  const parts = value.split('/');
+  let name: string;
+  const problems: string[] = [];
+  if (parts.length === 1) {
+    name = parts[0]!;
+  } else if (parts.length === 2) {
+    const prefix = parts[0]!;
+    name = parts[1]!;
+    if (prefix.length === 0) problems.push('prefix part must be non-empty');
+    else {
+      const p = dns1123Subdomain(prefix);
+      if (p) problems.push(`prefix part ${p}`);
+    }
+  } else {
+    return "a qualified name must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')";
+  }
+  if (name.length === 0) problems.push('name part must be non-empty');
+  else {
+    if (name.length > 63) problems.push(`name part ${maxLen(63)}`);
+    if (!QUALIFIED_NAME_PART.test(name)) {
+      problems.push(
+        "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')",
+      );
+    }
+  }
+  return problems.length ? problems.join('; ') : undefined;
+}
+
+export function labelValue(value: string): string | undefined {
+  const problems: string[] = [];
+  if (value.length > 63) problems.push(maxLen(63));
+  if (!LABEL_VALUE.test(value)) {
+    problems.push(
+      "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')",
+    );
+  }
+  return problems.length ? problems.join('; ') : undefined;
+}
+
+/** Names that appear as one URL path segment (the API server's minimum for any object name). */
+export function pathSegmentName(value: string): string | undefined {
+  if (value === '.') return "may not be '.'";
+  if (value === '..') return "may not be '..'";
+  const problems: string[] = [];
+  if (value.includes('/')) problems.push("may not contain '/'");
+  if (value.includes('%')) problems.push("may not contain '%'");
+  return problems.length ? problems.join('; ') : undefined;
+}
+
+/** Member-cluster names: a DNS-1123 label of at most 48 characters (Karmada's `ValidateClusterName`). */
+export function clusterName(value: string): string | undefined {
+  if (value.length === 0) return 'must be not empty';
+  const problems: string[] = [];
+  if (value.length > 48) problems.push(maxLen(48));
+  const label = dns1123Label(value);
+  if (label) problems.push(label);
+  return problems.length ? problems.join(', ') : undefined;
+}
+
+/** IANA service port names (`IsValidPortName`). */
+export function portName(value: string): string | undefined {
+  const problems: string[] = [];
+  if (value.length > 15) problems.push(maxLen(15));
+  if (!/^[-a-z0-9]+$/.test(value)) problems.push('must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)');
+  if (!/[a-z]/.test(value)) problems.push('must contain at least one letter (a-z)');
+  if (value.includes('--')) problems.push('must not contain consecutive hyphens');
+  if (value.startsWith('-') || value.endsWith('-')) problems.push('must not begin or end with a hyphen');
+  return problems.length ? problems.join('; ') : undefined;
+}
+
+/** A fully qualified domain name: a DNS subdomain with at least two labels; one trailing dot is allowed. */
+export function fullyQualifiedDomainName(value: string): string | undefined {
+  const name = value.endsWith('.') ? value.slice(0, -1) : value;
+  const sub = dns1123Subdomain(name);
+  if (sub) return sub;
+  if (name.split('.').length < 2) return 'should be a domain with at least two segments separated by dots';
+  for (const label of name.split('.')) {
+    const l = dns1123Label(label);
+    if (l) return l;
+  }
+  return undefined;
+}
+
+export function ipAddress(value: string): string | undefined {
+  return isIP(value) === 0 ? 'must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)' : undefined;
+}
+
+/** A DNS name that is not an IP address (ingress hostnames). */
+export function dnsHostname(value: string): string | undefined {
+  if (isIP(value) !== 0) return 'must be a DNS name, not an IP address';
+  return dns1123Subdomain(value);
+}
+
+/** CamelCase with an optional `<domain>/` prefix: condition types, port-status `error` values. */
+export function camelCaseWithDomain(value: string): string | undefined {
+  const slash = value.indexOf('/');
+  const name = slash >= 0 ? value.slice(slash + 1) : value;
+  if (slash >= 0) {
+    const prefix = dns1123Subdomain(value.slice(0, slash));
+    if (prefix) return `prefix part ${prefix}`;
+  }
+  return CAMEL_CASE.test(name) ? undefined : "must be CamelCase (e.g. 'Ready'), optionally prefixed by a domain and '/' (e.g. 'example.com/Ready')";
+}
+
+/** Condition reasons: a CamelCase identifier without prefix. */
+export function camelCase(value: string): string | undefined {
+  return CAMEL_CASE.test(value) ? undefined : "must be a CamelCase identifier (e.g. 'ClusterReady'): a letter followed by letters and digits";
+}
+
+/** `group/version` or `version` (schema.ParseGroupVersion). */
+export function groupVersion(value: string): string | undefined {
+  const parts = value.split('/');
+  if (parts.length > 2) return `unexpected GroupVersion string: ${value}`;
+  if (parts.some((p) => p.length === 0)) return `unexpected GroupVersion string: ${value}`;
+  return undefined;
+}

@@ -1,0 +1,82 @@
+/**
+ * Kubernetes resource quantities (`500m`, `4Gi`, `1e3`, `128`) parsed to exact
+ * rationals, so that comparisons are by value: `1` equals `1000m`, `4Gi` equals
+ * `4096Mi`. The grammar is apimachinery's `resource.ParseQuantity`.
+ */
+
+/** An exact value: numerator / denominator, denominator > 0. */
+export interface Quantity {
+  readonly num: bigint;
+  readonly den: bigint;
+}
+
+const QUANTITY = /^([+-]?)(\d+\.?\d*|\.\d+)(Ki|Mi|Gi|Ti|Pi|Ei|m|k|M|G|T|P|E|[eE][+-]?\d+)?$/;
+
+const BINARY: Record<string, bigint> = { Ki: 1n << 10n, Mi: 1n << 20n, Gi: 1n << 30n, Ti: 1n << 40n, Pi: 1n << 50n, Ei: 1n << 60n };
+const DECIMAL: Record<string, number> = { m: -3, k: 3, M: 6, G: 9, T: 12, P: 15, E: 18 };
+
+/** Exponents beyond this are not quantities anyone means; refusing them keeps the BigInt maths bounded. */
+const MAX_EXPONENT = 1000;
+
+export const QUANTITY_FORMAT_MESSAGE = "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'";
+
+/** Parses a quantity string or JSON number; undefined when it is not one. */
+export function parseQuantity(input: unknown): Quantity | undefined {
+  let text: string;
+  if (typeof input === 'number') {
+    if (!Number.isFinite(input)) return undefined;
+    text = String(input);
+  } else if (typeof input === 'string') {
+    text = input;
+  } else {
+    return undefined;
+  }
+  const match = QUANTITY.exec(text);
+  if (!match) return undefined;
+  const [, sign, digits, suffix = ''] = match as unknown as [string, string, string, string | undefined];
+  const dot = digits.indexOf('.');
+  const whole = dot >= 0 ? digits.slice(0, dot) + digits.slice(dot + 1) : digits;
+  let exp10 = dot >= 0 ? -(digits.length - dot - 1) : 0;
+  let num = BigInt(whole === '' ? '0' : whole);
+  if (sign === '-') num = -num;
+  if (suffix in BINARY) num *= BINARY[suffix]!;
+  else if (suffix in DECIMAL) exp10 += DECIMAL[suffix]!;
+  else if (suffix) {
+    const e = Number(suffix.slice(1));
+    if (!Number.isSafeInteger(e) || Math.abs(e) > MAX_EXPONENT) return undefined;
+    exp10 += e;
+  }
+  return exp10 >= 0 ? normalize(num * 10n ** BigInt(exp10), 1n) : normalize(num, 10n ** BigInt(-exp10));
+}
+
+export function isQuantity(input: unknown): boolean {
+  return parseQuantity(input) !== undefined;
+}
+
+function gcd(a: bigint, b: bigint): bigint {
+  a = a < 0n ? -a : a;
+  while (b !== 0n) [a, b] = [b, a % b];
+  return a;
+}
+
+function normalize(num: bigint, den: bigint): Quantity {
+  const g = gcd(num, den);
+  return g > 1n ? { num: num / g, den: den / g } : { num, den };
+}
+
+/** -1, 0 or 1 as a is less than, equal to or greater than b. */
+export function compareQuantity(a: Quantity, b: Quantity): -1 | 0 | 1 {
+  const left = a.num * b.den;
+  const right = b.num * a.den;
+  return left < right ? -1 : left > right ? 1 : 0;
+}
+
+export function addQuantity(a: Quantity, b: Quantity): Quantity {
+  return normalize(a.num * b.den + b.num * a.den, a.den * b.den);
+}
+
+export const ZERO: Quantity = { num: 0n, den: 1n };
+
+export function isWhole(q: Quantity): boolean {
+  return q.den === 1n;
+}

@@ -1,0 +1,95 @@
+/**
+ * Field paths and validation causes, in the shape Kubernetes uses
+ * (k8s.io/apimachinery/pkg/util/validation/field): a cause names the field by
+ * path (`spec.rules[1].name`, `spec.overall[cpu]`), carries a cause type and a
+ * message whose text matches `field.Error.ErrorBody()`.
+ */
+
+export type CauseType =
+  | 'FieldValueRequired'
+  | 'FieldValueInvalid'
+  | 'FieldValueDuplicate'
+  | 'FieldValueNotSupported'
+  | 'FieldValueForbidden'
+  | 'FieldValueTooLong'
+  | 'FieldValueTooMany';
+
+export interface Cause {
+  type: CauseType;
+  /** Dotted field path, e.g. `spec.taints[0].effect`. */
+  field: string;
+  /** The error body: `Unsupported value: "Foo": supported values: "A", "B"`. */
+  message: string;
+  badValue?: unknown;
+}
+
+/** Field paths are plain strings; these build them the way Kubernetes renders them. */
+export const child = (path: string, name: string): string => (path ? `${path}.${name}` : name);
+export const index = (path: string, i: number): string => `${path}[${i}]`;
+export const key = (path: string, k: string): string => `${path}[${k}]`;
+
+const MAX_RENDERED_VALUE = 256;
+
+/** Renders a value as Go's field errors do: strings quoted, numbers and booleans bare, the rest as JSON. */
+export function renderValue(value: unknown): string {
+  let text: string;
+  if (typeof value === 'string') text = JSON.stringify(value);
+  else if (typeof value === 'number' || typeof value === 'boolean') text = String(value);
+  else if (value === undefined) text = 'null';
+  else {
+    try {
+      text = JSON.stringify(value) ?? 'null';
+    } catch {
+      text = '<unrenderable>';
+    }
+  }
+  // Long values (whole Lua scripts, big specs) would drown the message; the full value stays in badValue.
+  return text.length > MAX_RENDERED_VALUE ? `${text.slice(0, MAX_RENDERED_VALUE)}...` : text;
+}
+
+const withDetail = (head: string, detail?: string): string => (detail ? `${head}: ${detail}` : head);
+
+export function required(field: string, detail?: string): Cause {
+  return { type: 'FieldValueRequired', field, message: withDetail('Required value', detail) };
+}
+
+export function invalid(field: string, badValue: unknown, detail: string): Cause {
+  return { type: 'FieldValueInvalid', field, badValue, message: withDetail(`Invalid value: ${renderValue(badValue)}`, detail) };
+}
+
+export function duplicate(field: string, badValue: unknown, detail?: string): Cause {
+  return { type: 'FieldValueDuplicate', field, badValue, message: withDetail(`Duplicate value: ${renderValue(badValue)}`, detail) };
+}
+
+export function notSupported(field: string, badValue: unknown, supported: readonly string[]): Cause {
+  const list = supported.map((s) => JSON.stringify(s)).join(', ');
+  return {
+    type: 'FieldValueNotSupported',
+    field,
+    badValue,
+    message: `Unsupported value: ${renderValue(badValue)}${list ? `: supported values: ${list}` : ''}`,
+  };
+}
+
+export function forbidden(field: string, detail: string): Cause {
+  return { type: 'FieldValueForbidden', field, message: withDetail('Forbidden', detail) };
+}
+
+export function tooLong(field: string, maxLength: number): Cause {
+  return { type: 'FieldValueTooLong', field, message: `Too long: may not be more than ${maxLength} bytes` };
+}
+
+export function tooMany(field: string, actual: number, max: number): Cause {
+  return { type: 'FieldValueTooMany', field, badValue: actual, message: `Too many: ${actual}: must have at most ${max} items` };
+}
+
+/** `spec.taints[0].effect: Unsupported value: "Foo": ...` */
+export function formatCause(cause: Cause): string {
+  return cause.field ? `${cause.field}: ${cause.message}` : cause.message;
+}
+
+/** Like `ErrorList.ToAggregate().Error()`: one error alone, several as `[e1, e2]`, duplicates dropped. */
+export function aggregate(causes: readonly Cause[]): string {
+  const lines = [...new Set(causes.map(formatCause))];
+  return lines.length === 1 ? lines[0]! : `[${lines.join(', ')}]`;
+}

@@ -1,0 +1,20 @@
+/**
+ * fleetgate: validation, defaulting and admission review for the control plane's
+ * 13 custom resource kinds. Pure: no I/O, no global state beyond compiled schemas.
+ */
+export { validate, type ValidateOptions, type ValidationResult } from './validate.js';
+export { applyDefaults, type DefaultOptions, type DefaultResult, type PatchOperation } from './defaults.js';
+export { review, type ReviewOptions, type AdmissionReview, type AdmissionRequest, type AdmissionResponse } from './admission/review.js';
+export { formatCause, aggregate, type Cause, type CauseType } from './field.js';
+export type { Lookups, Service, Operation, RuleOptions, KindRules } from './rule.js';
+export {
+  kinds,
+  kindsFor,
+  ruleModules,
+  supportedKinds,
+  apiGroup,
+  apiVersion,
+  DEFAULT_GROUP_DOMAIN,
+  type KindInfo,
+} from '../rules/index.js';
+export type * from '../rules/types.js';

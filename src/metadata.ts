@@ -1,0 +1,90 @@
+/**
+ * ObjectMeta rules the API server applies to every kind (apimachinery's
+ * ValidateObjectMeta / ValidateObjectMetaUpdate), with the kind's own name syntax.
+ */
+import { child, forbidden, index, invalid, key, required, tooLong } from './field.js';
+import { dns1123Label, dns1123Subdomain, qualifiedName, labelValue } from './checks/names.js';
+import type { KindRules, RuleContext } from './rule.js';
+
+const TOTAL_ANNOTATION_SIZE_LIMIT = 256 * 1024;
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+export function checkMetadata(rules: KindRules, metadata: unknown, ctx: RuleContext): void {
+  const path = 'metadata';
+  if (!isRecord(metadata)) {
+    if (metadata === undefined) ctx.causes.push(required(child(path, 'name'), 'name or generateName is required'));
+    return;
+  }
+  const nameError = rules.nameError ?? dns1123Subdomain;
+  const { name, generateName, namespace, labels, annotations, finalizers, ownerReferences } = metadata;
+
+  if (typeof name === 'string' && name !== '') {
+    const problem = nameError(name);
+    if (problem) ctx.causes.push(invalid(child(path, 'name'), name, problem));
+  } else if (typeof generateName !== 'string' || generateName === '') {
+    ctx.causes.push(required(child(path, 'name'), 'name or generateName is required'));
+  }
+  if (typeof generateName === 'string' && generateName !== '') {
+    // A prefix may end in '-'; the generated suffix makes the final name valid.
+    const masked = generateName.endsWith('-') ? `${generateName.slice(0, -1)}a` : generateName;
+    const problem = nameError(masked);
+    if (problem) ctx.causes.push(invalid(child(path, 'generateName'), generateName, problem));
+  }
+
+  if (rules.scope === 'Cluster') {
+    if (typeof namespace === 'string' && namespace !== '') ctx.causes.push(forbidden(child(path, 'namespace'), 'not allowed on this type'));
+  } else if (typeof namespace === 'string' && namespace !== '') {
+    const problem = dns1123Label(namespace);
+    if (problem) ctx.causes.push(invalid(child(path, 'namespace'), namespace, problem));
+  }
+
+  if (isRecord(labels)) {
+    for (const [k, v] of Object.entries(labels)) {
+      const keyProblem = qualifiedName(k);
+      if (keyProblem) ctx.causes.push(invalid(child(path, 'labels'), k, keyProblem));
+      if (typeof v === 'string') {
+        const valueProblem = labelValue(v);
+        if (valueProblem) ctx.causes.push(invalid(key(child(path, 'labels'), k), v, valueProblem));
+      }
+    }
+  }
+
+  if (isRecord(annotations)) {
+    let size = 0;
+    for (const [k, v] of Object.entries(annotations)) {
+      const keyProblem = qualifiedName(k.toLowerCase());
+      if (keyProblem) ctx.causes.push(invalid(child(path, 'annotations'), k, keyProblem));
+      size += k.length + (typeof v === 'string' ? v.length : 0);
+    }
+    if (size > TOTAL_ANNOTATION_SIZE_LIMIT) ctx.causes.push(tooLong(child(path, 'annotations'), TOTAL_ANNOTATION_SIZE_LIMIT));
+  }
+
+  if (Array.isArray(finalizers)) {
+    finalizers.forEach((f, i) => {
+      if (typeof f !== 'string') return;
+      const problem = qualifiedName(f);
+      if (problem) ctx.causes.push(invalid(index(child(path, 'finalizers'), i), f, problem));
+    });
+    if (finalizers.includes('orphan') && finalizers.includes('foregroundDeletion')) {
+      ctx.causes.push(invalid(child(path, 'finalizers'), 'foregroundDeletion', 'finalizer orphan and foregroundDeletion cannot be both set'));
+    }
+  }
+
+  if (Array.isArray(ownerReferences)) {
+    const controllers = ownerReferences.filter((r) => isRecord(r) && r.controller === true);
+    if (controllers.length > 1) {
+      ctx.causes.push(invalid(child(path, 'ownerReferences'), ownerReferences, 'Only one reference can have Controller set to true'));
+    }
+  }
+}
+
+/** name and namespace cannot change on UPDATE. */
+export function checkMetadataUpdate(metadata: unknown, oldMetadata: unknown, ctx: RuleContext): void {
+  if (!isRecord(metadata) || !isRecord(oldMetadata)) return;
+  for (const field of ['name', 'namespace'] as const) {
+    const now = metadata[field] ?? '';
+    const before = oldMetadata[field] ?? '';
+    if (now !== before) ctx.causes.push(invalid(child('metadata', field), now, 'field is immutable'));
+  }
+}

@@ -1,0 +1,81 @@
+/**
+ * The contract between the engine and the per-kind rule modules in rules/.
+ * A rule module is pure: a schema, functions that add causes and warnings to a
+ * context, optional defaulting of a copy, and optional context rules that read
+ * other objects only through the injected lookups.
+ */
+import type { TSchema } from '@sinclair/typebox';
+import type { Cause } from './field.js';
+
+export type Operation = 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT';
+export type MaybePromise<T> = T | Promise<T>;
+
+/** A Service as far as the context rules need it. */
+export interface Service {
+  metadata?: { name?: string; namespace?: string };
+  spec?: { type?: string; clusterIP?: string; externalName?: string; ports?: { port?: number; name?: string }[] };
+}
+
+/**
+ * Reads of other objects for the two context rules. The library performs no I/O;
+ * the webhook, the CLI or an embedding API server supply these.
+ */
+export interface Lookups {
+  getService?(namespace: string, name: string): MaybePromise<Service | undefined>;
+  listResourceInterpreterCustomizations?(): MaybePromise<readonly unknown[]>;
+}
+
+/** Switches for behaviour where Karmada and the spec leave a choice to the operator. */
+export interface RuleOptions {
+  /**
+   * ClusterTaintPolicy taints with effect NoExecute. The spec lists NoExecute as a valid
+   * effect, so it is allowed by default; Karmada's webhook forbids it unless started with
+   * `--allow-no-execute-taint-policy`, which `false` here reproduces.
+   */
+  allowNoExecuteTaintPolicy?: boolean;
+}
+
+export interface RuleContext {
+  readonly operation: Operation;
+  readonly oldObject: unknown;
+  readonly subResource: string;
+  readonly groupDomain: string;
+  readonly options: RuleOptions;
+  readonly causes: Cause[];
+  readonly warnings: string[];
+}
+
+export interface DefaultContext {
+  readonly operation: Operation;
+  /** The time written into defaulted timestamps (Cluster NoExecute taints' timeAdded). */
+  readonly now: Date;
+}
+
+export type Scope = 'Cluster' | 'Namespaced';
+
+export interface KindRules<T = any> {
+  readonly kind: string;
+  /** The group's first label; the group is `<group>.<groupDomain>`. */
+  readonly group: string;
+  readonly version: string;
+  readonly plural: string;
+  readonly scope: Scope;
+  /** Whether fleetgate validates writes to the `status` subresource of this kind. */
+  readonly statusSubresource: boolean;
+  /** The object's structure; the TypeScript type T is derived from it. */
+  readonly schema: TSchema;
+  /** Name syntax for metadata.name; returns the problem or undefined. Defaults to a DNS-1123 subdomain. */
+  readonly nameError?: (name: string) => string | undefined;
+  /** Rules on the spec and everything but status; runs for writes of the main resource. */
+  validate?(object: T, ctx: RuleContext): void;
+  /** Rules on status; runs for the main resource and the status subresource. */
+  validateStatus?(object: T, ctx: RuleContext): void;
+  /** Rules comparing the new object with the old one (UPDATE of the main resource). */
+  validateUpdate?(object: T, oldObject: T, ctx: RuleContext): void;
+  /** Rules that need other objects; only run when lookups are supplied. */
+  validateWithLookups?(object: T, lookups: Lookups, ctx: RuleContext): MaybePromise<void>;
+  /** Which lookups validateWithLookups needs, named in the warning when they are absent. */
+  readonly lookupsNeeded?: string;
+  /** Sets defaults on a private copy of the object, in place. */
+  defaults?(object: T, ctx: DefaultContext): void;
+}

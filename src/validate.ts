@@ -1,0 +1,125 @@
+/**
+ * validate(): one object in, every cause and warning out. The order is the data
+ * path: identify the kind → schema pass → metadata → the kind's rules → context
+ * rules through the injected lookups.
+ */
+import { formatCause, invalid, notSupported, type Cause } from './field.js';
+import { checkSchema, unknownFieldCause } from './schema.js';
+import { checkMetadata, checkMetadataUpdate } from './metadata.js';
+import { DEFAULT_GROUP_DOMAIN, apiVersion, rulesFor, supportedKinds } from '../rules/index.js';
+import type { KindRules, Lookups, MaybePromise, Operation, RuleContext, RuleOptions } from './rule.js';
+
+export interface ValidateOptions extends RuleOptions {
+  operation?: Operation;
+  /** The stored object, for UPDATE. */
+  oldObject?: unknown;
+  /** `status` for writes to the status subresource. */
+  subResource?: string;
+  /** Domain suffix of the API groups; default `karmada.io`. */
+  groupDomain?: string;
+  /** Reads of other objects for the context rules; without them those rules are skipped with a warning. */
+  lookups?: Lookups;
+  /** Report unknown fields as errors instead of warnings. */
+  strict?: boolean;
+}
+
+export interface ValidationResult {
+  allowed: boolean;
+  causes: Cause[];
+  warnings: string[];
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * Validates one object of a served kind. Returns synchronously unless a lookup
+ * answers with a Promise; `await` works either way.
+ */
+export function validate(object: unknown, options?: ValidateOptions & { lookups?: undefined }): ValidationResult;
+export function validate(object: unknown, options?: ValidateOptions): MaybePromise<ValidationResult>;
+export function validate(object: unknown, options: ValidateOptions = {}): MaybePromise<ValidationResult> {
+  const operation = options.operation ?? 'CREATE';
+  const ctx: RuleContext = {
+    operation,
+    oldObject: options.oldObject,
+    subResource: options.subResource ?? '',
+    groupDomain: options.groupDomain ?? DEFAULT_GROUP_DOMAIN,
+    options,
+    causes: [],
+    warnings: [],
+  };
+  if (operation === 'DELETE' || operation === 'CONNECT') return finish(ctx);
+
+  if (!isRecord(object)) {
+    ctx.causes.push(invalid('', object === undefined ? null : typeof object, 'must be a Kubernetes object (a JSON object with apiVersion, kind and metadata)'));
+    return finish(ctx);
+  }
+  const rules = rulesFor(object.kind);
+  if (!rules) {
+    ctx.causes.push(notSupported('kind', object.kind ?? '', supportedKinds));
+    return finish(ctx);
+  }
+  const expectedApiVersion = apiVersion(rules, ctx.groupDomain);
+  if (object.apiVersion !== expectedApiVersion) {
+    ctx.causes.push(notSupported('apiVersion', object.apiVersion ?? '', [expectedApiVersion]));
+  }
+
+  const statusOnly = ctx.subResource === 'status';
+  const schema = checkSchema(rules.schema, object);
+  const schemaCauses = statusOnly ? schema.causes.filter((c) => inStatusWrite(c.field)) : schema.causes;
+  ctx.causes.push(...schemaCauses);
+  const unknownFields = statusOnly ? schema.unknownFields.filter(inStatusWrite) : schema.unknownFields;
+  for (const path of unknownFields) {
+    if (options.strict) ctx.causes.push(unknownFieldCause(path));
+    else ctx.warnings.push(`unknown field "${path}"`);
+  }
+
+  checkMetadata(rules, object.metadata, ctx);
+  runRules(rules, object, ctx, schemaCauses.length === 0);
+
+  if (statusOnly || !rules.validateWithLookups) return finish(ctx);
+  if (!options.lookups) {
+    ctx.warnings.push(`${rules.lookupsNeeded ?? 'context rules'} not checked: no lookups were supplied`);
+    return finish(ctx);
+  }
+  const pending = rules.validateWithLookups(object, options.lookups, ctx);
+  return pending instanceof Promise ? pending.then(() => finish(ctx)) : finish(ctx);
+}
+
+const inStatusWrite = (field: string): boolean =>
+  field === 'status' || field.startsWith('status.') || field.startsWith('status[') || field.startsWith('metadata') || field === 'apiVersion' || field === 'kind';
+
+/**
+ * The kind's own rules. They read defensively, but if the schema pass already
+ * found the object malformed, a rule tripping over it adds nothing the user needs;
+ * on a well-formed object a throw is a bug and propagates.
+ */
+function runRules(rules: KindRules, object: Record<string, unknown>, ctx: RuleContext, wellFormed: boolean): void {
+  const statusOnly = ctx.subResource === 'status';
+  const steps: (() => void)[] = [];
+  if (!statusOnly && rules.validate) steps.push(() => rules.validate!(object, ctx));
+  if (rules.validateStatus) steps.push(() => rules.validateStatus!(object, ctx));
+  if (ctx.operation === 'UPDATE' && isRecord(ctx.oldObject)) {
+    const old = ctx.oldObject;
+    steps.push(() => checkMetadataUpdate(object.metadata, old.metadata, ctx));
+    if (!statusOnly && rules.validateUpdate) steps.push(() => rules.validateUpdate!(object, old, ctx));
+  }
+  for (const step of steps) {
+    try {
+      step();
+    } catch (err) {
+      if (wellFormed) throw err;
+    }
+  }
+}
+
+function finish(ctx: RuleContext): ValidationResult {
+  const seen = new Set<string>();
+  const causes = ctx.causes.filter((c) => {
+    const id = `${c.type}\u0000${formatCause(c)}`;
+    if (seen.has(id)) return false;
+    seen.add(id);
+    return true;
+  });
+  return { allowed: causes.length === 0, causes, warnings: [...new Set(ctx.warnings)] };
+}

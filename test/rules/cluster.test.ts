@@ -1,0 +1,237 @@
+import { describe, expect, it } from 'vitest';
+import { validate, applyDefaults } from '../../src/index.js';
+import { defaultResourceModels } from '../../rules/cluster.js';
+import { changed, expectCauses, Duplicate, Forbidden, Invalid, NotSupported, Required, TooLong, type Case } from '../helpers.js';
+
+const cluster = {
+  apiVersion: 'cluster.karmada.io/v1alpha1',
+  kind: 'Cluster',
+  metadata: { name: 'member1', labels: { 'topology.example.com/site': 'fra-1' } },
+  spec: {
+    syncMode: 'Push',
+    apiEndpoint: 'https://172.18.0.3:6443',
+    id: '6f4a2b8e-1c3d-4e5f-8a9b-0c1d2e3f4a5b',
+    secretRef: { namespace: 'karmada-cluster', name: 'member1' },
+    impersonatorSecretRef: { namespace: 'karmada-cluster', name: 'member1-impersonator' },
+    insecureSkipTLSVerification: false,
+    provider: 'aws',
+    region: 'eu-central-1',
+    zones: ['eu-central-1a', 'eu-central-1b'],
+    proxyURL: 'socks5://proxy.internal:1080',
+    proxyHeader: { 'Proxy-Authorization': 'Basic abc' },
+    taints: [
+      { key: 'cluster.karmada.io/not-ready', effect: 'NoSchedule' },
+      { key: 'maintenance', value: 'planned', effect: 'NoExecute', timeAdded: '2026-11-01T10:00:00Z' },
+      { key: 'expensive', effect: 'PreferNoSchedule' },
+    ],
+    resourceModels: [
+      { grade: 0, ranges: [{ name: 'cpu', min: '0', max: '1' }, { name: 'memory', min: '0', max: '4Gi' }] },
+      { grade: 1, ranges: [{ name: 'cpu', min: '1000m', max: '2' }, { name: 'memory', min: '4096Mi', max: '16Gi' }] },
+      { grade: 2, ranges: [{ name: 'cpu', min: '2', max: '4' }, { name: 'memory', min: '16Gi', max: '9223372036854775807' }] },
+    ],
+  },
+  status: {
+    kubernetesVersion: 'v1.31.2',
+    conditions: [
+      { type: 'Ready', status: 'True', reason: 'ClusterReady', message: 'cluster is healthy and ready to accept workloads', lastTransitionTime: '2026-11-20T08:00:00Z' },
+    ],
+    apiEnablements: [{ groupVersion: 'apps/v1', resources: [{ kind: 'Deployment', name: 'deployments' }] }],
+    nodeSummary: { totalNum: 3, readyNum: 3 },
+    resourceSummary: {
+      allocatable: { cpu: '12', memory: '48Gi', pods: '330' },
+      allocated: { cpu: '3500m', memory: '10Gi' },
+      allocatableModelings: [{ grade: 0, count: 1 }, { grade: 2, count: 2 }],
+    },
+  },
+};
+
+describe('Cluster', () => {
+  it('accepts a realistic cluster with taints, zones and resource models', () => {
+    const result = expectCauses(cluster, []);
+    expect(result.warnings).toEqual([]);
+  });
+
+  const cases: Case[] = [
+    // metadata
+    { name: 'name longer than 48', edit: (o) => (o.metadata.name = 'a'.repeat(49)), want: [Invalid('metadata.name')] },
+    { name: 'name of exactly 48', edit: (o) => (o.metadata.name = 'a'.repeat(48)), want: [] },
+    { name: 'name not a DNS label', edit: (o) => (o.metadata.name = 'member.one'), want: [Invalid('metadata.name')] },
+    { name: 'name missing', edit: (o) => delete o.metadata.name, want: [Required('metadata.name')] },
+    { name: 'generateName prefix ending in a dash', edit: (o) => { delete o.metadata.name; o.metadata.generateName = 'member-'; }, want: [] },
+    { name: 'namespace on a cluster-scoped kind', edit: (o) => (o.metadata.namespace = 'default'), want: [Forbidden('metadata.namespace')] },
+    { name: 'bad label key', edit: (o) => (o.metadata.labels = { 'bad key': 'x' }), want: [Invalid('metadata.labels')] },
+    { name: 'bad label value', edit: (o) => (o.metadata.labels = { ok: 'not ok!' }), want: [Invalid('metadata.labels[ok]')] },
+    // syncMode
+    { name: 'syncMode missing', edit: (o) => delete o.spec.syncMode, want: [Required('spec.syncMode')] },
+    { name: 'syncMode unsupported', edit: (o) => (o.spec.syncMode = 'Both'), want: [NotSupported('spec.syncMode')] },
+    { name: 'syncMode Pull', edit: (o) => (o.spec.syncMode = 'Pull'), want: [] },
+    { name: 'spec missing', edit: (o) => delete o.spec, want: [Required('spec')] },
+    // apiEndpoint: the spec's forms and URLs
+    ...['member1.example.com', 'member1.example.com:6443', '10.0.0.1', '10.0.0.1:6443', '[fd00::1]:6443', 'https://member1.example.com'].map(
+      (endpoint): Case => ({ name: `apiEndpoint ${endpoint}`, edit: (o) => (o.spec.apiEndpoint = endpoint), want: [] }),
+    ),
+    ...['https://user:pw@10.0.0.1:6443', 'https://10.0.0.1:6443/#frag', 'https://10.0.0.1:6443/?q=1', 'not a host', '10.0.0.1:70000', 'https://'].map(
+      (endpoint): Case => ({ name: `apiEndpoint ${endpoint}`, edit: (o) => (o.spec.apiEndpoint = endpoint), want: [Invalid('spec.apiEndpoint')] }),
+    ),
+    // secrets
+    { name: 'secretRef without namespace', edit: (o) => delete o.spec.secretRef.namespace, want: [Required('spec.secretRef.namespace')] },
+    { name: 'impersonatorSecretRef with empty name', edit: (o) => (o.spec.impersonatorSecretRef.name = ''), want: [Required('spec.impersonatorSecretRef.name')] },
+    // proxy
+    { name: 'proxyURL with ftp scheme', edit: (o) => (o.spec.proxyURL = 'ftp://proxy:21'), want: [Invalid('spec.proxyURL')] },
+    { name: 'proxyURL not a URL', edit: (o) => (o.spec.proxyURL = 'proxy'), want: [Invalid('spec.proxyURL')] },
+    { name: 'proxyHeader value not a string', edit: (o) => (o.spec.proxyHeader = { a: 1 }), want: [Invalid('spec.proxyHeader[a]')] },
+    // topology
+    { name: 'provider not a label value', edit: (o) => (o.spec.provider = 'aws cloud'), want: [Invalid('spec.provider')] },
+    { name: 'region not a label value', edit: (o) => (o.spec.region = '-eu'), want: [Invalid('spec.region')] },
+    { name: 'zone with zones', edit: (o) => (o.spec.zone = 'eu-central-1a'), want: [Forbidden('spec.zone')] },
+    { name: 'zone alone', edit: (o) => { o.spec.zone = 'eu-central-1a'; delete o.spec.zones; }, want: [] },
+    { name: 'zones entry not a label value', edit: (o) => (o.spec.zones = ['ok', 'not ok']), want: [Invalid('spec.zones[1]')] },
+    { name: 'duplicate zones', edit: (o) => (o.spec.zones = ['a', 'a']), want: [Duplicate('spec.zones[1]')] },
+    { name: 'id too long', edit: (o) => (o.spec.id = 'x'.repeat(128001)), want: [TooLong('spec.id')] },
+    // taints
+    { name: 'taint effect unsupported', edit: (o) => (o.spec.taints[0].effect = 'Foo'), want: [NotSupported('spec.taints[0].effect')] },
+    { name: 'taint without effect', edit: (o) => delete o.spec.taints[0].effect, want: [Required('spec.taints[0].effect')] },
+    { name: 'taint without key', edit: (o) => delete o.spec.taints[0].key, want: [Required('spec.taints[0].key')] },
+    { name: 'taint key not qualified', edit: (o) => (o.spec.taints[0].key = 'a/b/c'), want: [Invalid('spec.taints[0].key')] },
+    { name: 'taint value not a label value', edit: (o) => (o.spec.taints[0].value = 'no way'), want: [Invalid('spec.taints[0].value')] },
+    { name: 'taint timeAdded not a time', edit: (o) => (o.spec.taints[1].timeAdded = 'yesterday'), want: [Invalid('spec.taints[1].timeAdded')] },
+    {
+      name: 'duplicate taint key and effect',
+      edit: (o) => o.spec.taints.push({ key: 'maintenance', effect: 'NoExecute' }),
+      want: [Duplicate('spec.taints[3]')],
+    },
+    { name: 'same key, other effect', edit: (o) => o.spec.taints.push({ key: 'maintenance', effect: 'NoSchedule' }), want: [] },
+    // resource models
+    { name: 'max equal to min', edit: (o) => (o.spec.resourceModels[0].ranges[0].max = '0'), want: [Invalid('spec.resourceModels[0].ranges[0].max'), Invalid('spec.resourceModels[1].ranges[0].min')] },
+    { name: 'max below min', edit: (o) => (o.spec.resourceModels[2].ranges[0].max = '1'), want: [Invalid('spec.resourceModels[2].ranges[0].max')] },
+    { name: 'last grade max must still exceed min', edit: (o) => (o.spec.resourceModels[2].ranges[1].max = '16Gi'), want: [Invalid('spec.resourceModels[2].ranges[1].max')] },
+    { name: 'gap between grades', edit: (o) => (o.spec.resourceModels[1].ranges[1].min = '5Gi'), want: [Invalid('spec.resourceModels[1].ranges[1].min')] },
+    { name: 'equal by value, different spelling', edit: (o) => (o.spec.resourceModels[2].ranges[0].min = '2000m'), want: [] },
+    { name: 'first grade min need not be 0', edit: (o) => (o.spec.resourceModels[0].ranges[0].min = '100m'), want: [] },
+    { name: 'negative min', edit: (o) => (o.spec.resourceModels[0].ranges[0].min = '-1'), want: [Invalid('spec.resourceModels[0].ranges[0].min')] },
+    { name: 'unsorted grades still contiguous', edit: (o) => o.spec.resourceModels.reverse(), want: [] },
+    { name: 'duplicate grade', edit: (o) => (o.spec.resourceModels[2].grade = 1), want: [Duplicate('spec.resourceModels[2].grade')] },
+    { name: 'negative grade', edit: (o) => (o.spec.resourceModels[0].grade = -1), want: [Invalid('spec.resourceModels[0].grade')] },
+    { name: 'range name outside the four', edit: (o) => (o.spec.resourceModels[0].ranges[0].name = 'nvidia.com/gpu'), want: [NotSupported('spec.resourceModels[0].ranges[0].name')] },
+    { name: 'storage is one of the four', edit: (o) => o.spec.resourceModels.forEach((m: any, i: number) => m.ranges.push({ name: 'storage', min: String(i * 100), max: i === 2 ? '1Pi' : String((i + 1) * 100) })), want: [] },
+    { name: 'duplicate range name', edit: (o) => o.spec.resourceModels[0].ranges.push({ name: 'cpu', min: '0', max: '1' }), want: [Duplicate('spec.resourceModels[0].ranges[2].name')] },
+    { name: 'grades model different resources', edit: (o) => o.spec.resourceModels[1].ranges.pop(), want: [Invalid('spec.resourceModels[1].ranges')] },
+    { name: 'min not a quantity', edit: (o) => (o.spec.resourceModels[0].ranges[1].max = '4 GB'), want: [Invalid('spec.resourceModels[0].ranges[1].max')] },
+    { name: 'range without max', edit: (o) => delete o.spec.resourceModels[0].ranges[0].max, want: [Required('spec.resourceModels[0].ranges[0].max')] },
+    { name: 'model without ranges', edit: (o) => (o.spec.resourceModels[0].ranges = []), want: [Required('spec.resourceModels[0].ranges')] },
+    // status
+    { name: 'condition status unsupported', edit: (o) => (o.status.conditions[0].status = 'Yes'), want: [NotSupported('status.conditions[0].status')] },
+    { name: 'condition type not CamelCase', edit: (o) => (o.status.conditions[0].type = 'ready_now'), want: [Invalid('status.conditions[0].type')] },
+    { name: 'condition type with domain', edit: (o) => (o.status.conditions[0].type = 'example.com/NetworkReady'), want: [] },
+    { name: 'condition reason empty', edit: (o) => (o.status.conditions[0].reason = ''), want: [Required('status.conditions[0].reason')] },
+    { name: 'condition reason not CamelCase', edit: (o) => (o.status.conditions[0].reason = 'cluster ready'), want: [Invalid('status.conditions[0].reason')] },
+    { name: 'condition message may be empty', edit: (o) => (o.status.conditions[0].message = ''), want: [] },
+    { name: 'condition message required', edit: (o) => delete o.status.conditions[0].message, want: [Required('status.conditions[0].message')] },
+    { name: 'condition without lastTransitionTime', edit: (o) => delete o.status.conditions[0].lastTransitionTime, want: [Required('status.conditions[0].lastTransitionTime')] },
+    { name: 'condition negative observedGeneration', edit: (o) => (o.status.conditions[0].observedGeneration = -1), want: [Invalid('status.conditions[0].observedGeneration')] },
+    { name: 'duplicate condition type', edit: (o) => o.status.conditions.push({ ...o.status.conditions[0] }), want: [Duplicate('status.conditions[1].type')] },
+    { name: 'apiEnablement without groupVersion', edit: (o) => delete o.status.apiEnablements[0].groupVersion, want: [Required('status.apiEnablements[0].groupVersion')] },
+    { name: 'resource without plural name', edit: (o) => delete o.status.apiEnablements[0].resources[0].name, want: [Required('status.apiEnablements[0].resources[0].name')] },
+    { name: 'allocatable not a quantity', edit: (o) => (o.status.resourceSummary.allocatable.cpu = 'lots'), want: [Invalid('status.resourceSummary.allocatable[cpu]')] },
+    { name: 'modeling without count', edit: (o) => delete o.status.resourceSummary.allocatableModelings[0].count, want: [Required('status.resourceSummary.allocatableModelings[0].count')] },
+    { name: 'nodeSummary not int32', edit: (o) => (o.status.nodeSummary.totalNum = 1.5), want: [Invalid('status.nodeSummary.totalNum')] },
+  ];
+
+  it.each(cases)('$name', ({ edit, want, options }) => {
+    expectCauses(changed(cluster, edit), want, options);
+  });
+
+  it('collects every cause in one pass', () => {
+    const bad = changed(cluster, (o) => {
+      o.metadata.name = 'Bad_Name';
+      o.spec.syncMode = 'Sideways';
+      o.spec.taints[0].effect = 'Foo';
+      o.spec.resourceModels[0].ranges[0].max = '0';
+    });
+    const result = validate(bad);
+    expect(result.causes.map((c) => c.field)).toEqual(
+      expect.arrayContaining(['metadata.name', 'spec.syncMode', 'spec.taints[0].effect', 'spec.resourceModels[0].ranges[0].max']),
+    );
+  });
+
+  it('warns about the deprecated zone field', () => {
+    const result = validate(changed(cluster, (o) => { o.spec.zone = 'z1'; delete o.spec.zones; }));
+    expect(result.allowed).toBe(true);
+    expect(result.warnings).toEqual([expect.stringContaining('spec.zone is deprecated')]);
+  });
+
+  it('warns when the cluster id changes on UPDATE and checks immutable metadata', () => {
+    const updated = changed(cluster, (o) => (o.spec.id = 'another'));
+    const result = validate(updated, { operation: 'UPDATE', oldObject: cluster });
+    expect(result.allowed).toBe(true);
+    expect(result.warnings).toEqual([expect.stringContaining('spec.id changed')]);
+    expectCauses(changed(cluster, (o) => (o.metadata.name = 'member2')), [Invalid('metadata.name')], { operation: 'UPDATE', oldObject: cluster });
+  });
+
+  it('reports unknown fields as warnings, or as errors when strict', () => {
+    const extra = changed(cluster, (o) => (o.spec.replicas = 3));
+    expect(validate(extra).warnings).toEqual(['unknown field "spec.replicas"']);
+    expectCauses(extra, [Forbidden('spec.replicas')], { strict: true });
+  });
+
+  it('validates only metadata and status on the status subresource', () => {
+    const statusWrite = changed(cluster, (o) => {
+      o.spec.syncMode = 'Legacy';
+      o.status.conditions[0].status = 'Maybe';
+    });
+    expectCauses(statusWrite, [NotSupported('status.conditions[0].status')], { operation: 'UPDATE', subResource: 'status', oldObject: cluster });
+  });
+
+  it('checks apiVersion against the group domain', () => {
+    expectCauses(cluster, [NotSupported('apiVersion')], { groupDomain: 'example.org' });
+    expectCauses(changed(cluster, (o) => (o.apiVersion = 'cluster.example.org/v1alpha1')), [], { groupDomain: 'example.org' });
+  });
+});
+
+describe('Cluster defaults', () => {
+  const now = new Date('2026-11-22T12:00:00.123Z');
+  const bare = changed(cluster, (o) => {
+    delete o.spec.resourceModels;
+    o.spec.taints = [{ key: 'a', effect: 'NoExecute' }, { key: 'b', effect: 'NoSchedule' }, { key: 'c', effect: 'NoExecute', timeAdded: '2026-01-01T00:00:00Z' }];
+  });
+
+  it('writes the spec default models (grades 0–8) and timeAdded on NoExecute taints only', () => {
+    const before = structuredClone(bare);
+    const { object, patch } = applyDefaults(bare, { now });
+    expect(bare).toEqual(before);
+    const spec = (object as typeof cluster).spec as any;
+    expect(spec.resourceModels).toEqual(defaultResourceModels());
+    expect(spec.taints[0].timeAdded).toBe('2026-11-22T12:00:00Z');
+    expect(spec.taints[1].timeAdded).toBeUndefined();
+    expect(spec.taints[2].timeAdded).toBe('2026-01-01T00:00:00Z');
+    expect(patch).toEqual(
+      expect.arrayContaining([
+        { op: 'add', path: '/spec/resourceModels', value: defaultResourceModels() },
+        { op: 'add', path: '/spec/taints/0/timeAdded', value: '2026-11-22T12:00:00Z' },
+      ]),
+    );
+    expect(patch).toHaveLength(2);
+    expectCauses(object, []);
+  });
+
+  it('follows the spec formula for every default grade', () => {
+    const models = defaultResourceModels();
+    expect(models.map((m) => m.grade)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8]);
+    expect(models[0]!.ranges).toEqual([{ name: 'cpu', min: '0', max: '1' }, { name: 'memory', min: '0', max: '4Gi' }]);
+    expect(models[1]!.ranges).toEqual([{ name: 'cpu', min: '1', max: '2' }, { name: 'memory', min: '4Gi', max: '16Gi' }]);
+    for (let g = 2; g <= 7; g++) {
+      expect(models[g]!.ranges).toEqual([
+        { name: 'cpu', min: String(2 ** (g - 1)), max: String(2 ** g) },
+        { name: 'memory', min: `${2 ** (g + 2)}Gi`.replace('1024Gi', '1Ti'), max: `${2 ** (g + 3)}Gi`.replace('1024Gi', '1Ti') },
+      ]);
+    }
+    expect(models[8]!.ranges[0]).toEqual({ name: 'cpu', min: '128', max: '9223372036854775807' });
+    expect(models[8]!.ranges[1]).toEqual({ name: 'memory', min: '1Ti', max: '9223372036854775807' });
+  });
+
+  it('leaves given models alone and skips creation-only defaults on UPDATE', () => {
+    expect(applyDefaults(cluster, { now }).patch).toEqual([]);
+    const { patch } = applyDefaults(changed(bare, (o) => (o.spec.taints = [])), { now, operation: 'UPDATE' });
+    expect(patch).toEqual([]);
+  });
+});
