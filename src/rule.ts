@@ -76,6 +76,8 @@ export interface KindRules<T = any> {
   validateWithLookups?(object: T, lookups: Lookups, ctx: RuleContext): MaybePromise<void>;
   /** Which lookups validateWithLookups needs, named in the warning when they are absent. */
   readonly lookupsNeeded?: string;
+  /** Whether the context rules concern this object at all; absent means always. */
+  lookupsApply?(object: T): boolean;
   /** Sets defaults on a private copy of the object, in place. */
   defaults?(object: T, ctx: DefaultContext): void;
 }

@@ -78,6 +78,7 @@ export function validate(object: unknown, options: ValidateOptions = {}): MaybeP
   runRules(rules, object, ctx, schemaCauses.length === 0);
 
   if (statusOnly || !rules.validateWithLookups) return finish(ctx);
+  if (rules.lookupsApply && !rules.lookupsApply(object)) return finish(ctx);
   if (!options.lookups) {
     ctx.warnings.push(`${rules.lookupsNeeded ?? 'context rules'} not checked: no lookups were supplied`);
     return finish(ctx);
@@ -113,9 +114,17 @@ function runRules(rules: KindRules, object: Record<string, unknown>, ctx: RuleCo
   }
 }
 
+/** Causes are listed in the object's order: identity, metadata, spec, then status (stable within each). */
+const SECTION_ORDER = ['', 'apiVersion', 'kind', 'metadata', 'spec'];
+const sectionRank = (field: string): number => {
+  const rank = SECTION_ORDER.indexOf(field.split(/[.[]/, 1)[0]!);
+  return rank < 0 ? SECTION_ORDER.length : rank;
+};
+
 function finish(ctx: RuleContext): ValidationResult {
   const seen = new Set<string>();
-  const causes = ctx.causes.filter((c) => {
+  const ordered = ctx.causes.map((c, i) => ({ c, i, rank: sectionRank(c.field) })).sort((a, b) => a.rank - b.rank || a.i - b.i);
+  const causes = ordered.map((o) => o.c).filter((c) => {
     const id = `${c.type}\u0000${formatCause(c)}`;
     if (seen.has(id)) return false;
     seen.add(id);

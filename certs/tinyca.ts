@@ -1,0 +1,98 @@
+/**
+ * A tiny certificate authority for development and tests (node-forge, RSA-2048):
+ * a self-signed CA and a serving certificate it signs. Not for production, where
+ * certificates come from cert-manager or the operator's own PKI.
+ */
+import { existsSync, mkdirSync, readFileSync, writeFileSync, chmodSync } from 'node:fs';
+import { join } from 'node:path';
+import forge from 'node-forge';
+
+export interface KeyPair {
+  certPem: string;
+  keyPem: string;
+}
+
+export interface ServingCertOptions {
+  dnsNames: string[];
+  ipAddresses?: string[];
+  days?: number;
+}
+
+const DEFAULT_DAYS = 365;
+
+function serialNumber(): string {
+  // Positive 16-byte serial: a leading 0x00-0x7f byte keeps it from reading as negative.
+  return `0${forge.util.bytesToHex(forge.random.getBytesSync(15))}`.replace(/^0([89a-f])/, '7$1');
+}
+
+function validity(cert: forge.pki.Certificate, days: number): void {
+  const now = new Date();
+  cert.validity.notBefore = new Date(now.getTime() - 5 * 60 * 1000); // tolerate small clock skew
+  cert.validity.notAfter = new Date(now.getTime() + days * 24 * 60 * 60 * 1000);
+}
+
+export function createCA(commonName = 'fleetgate development CA', days = DEFAULT_DAYS): KeyPair {
+  const keys = forge.pki.rsa.generateKeyPair({ bits: 2048, e: 0x10001 });
+  const cert = forge.pki.createCertificate();
+  cert.publicKey = keys.publicKey;
+  cert.serialNumber = serialNumber();
+  validity(cert, days);
+  const subject = [{ name: 'commonName', value: commonName }];
+  cert.setSubject(subject);
+  cert.setIssuer(subject);
+  cert.setExtensions([
+    { name: 'basicConstraints', cA: true, critical: true },
+    { name: 'keyUsage', keyCertSign: true, cRLSign: true, critical: true },
+    { name: 'subjectKeyIdentifier' },
+  ]);
+  cert.sign(keys.privateKey, forge.md.sha256.create());
+  return { certPem: forge.pki.certificateToPem(cert), keyPem: forge.pki.privateKeyToPem(keys.privateKey) };
+}
+
+export function createServingCert(ca: KeyPair, options: ServingCertOptions): KeyPair {
+  const caCert = forge.pki.certificateFromPem(ca.certPem);
+  const caKey = forge.pki.privateKeyFromPem(ca.keyPem);
+  const keys = forge.pki.rsa.generateKeyPair({ bits: 2048, e: 0x10001 });
+  const cert = forge.pki.createCertificate();
+  cert.publicKey = keys.publicKey;
+  cert.serialNumber = serialNumber();
+  validity(cert, options.days ?? DEFAULT_DAYS);
+  cert.setSubject([{ name: 'commonName', value: options.dnsNames[0] ?? options.ipAddresses?.[0] ?? 'fleetgate' }]);
+  cert.setIssuer(caCert.subject.attributes);
+  const altNames = [
+    ...options.dnsNames.map((value) => ({ type: 2, value })),
+    ...(options.ipAddresses ?? []).map((ip) => ({ type: 7, ip })),
+  ];
+  cert.setExtensions([
+    { name: 'basicConstraints', cA: false },
+    { name: 'keyUsage', digitalSignature: true, keyEncipherment: true, critical: true },
+    { name: 'extKeyUsage', serverAuth: true },
+    { name: 'subjectAltName', altNames },
+  ]);
+  cert.sign(caKey, forge.md.sha256.create());
+  return { certPem: forge.pki.certificateToPem(cert), keyPem: forge.pki.privateKeyToPem(keys.privateKey) };
+}
+
+export interface DevCertFiles {
+  dir: string;
+  caFile: string;
+  certFile: string;
+  keyFile: string;
+  created: boolean;
+}
+
+/** Reuses `dir/{ca.crt,tls.crt,tls.key}` or creates them for localhost; the key is written 0600. */
+export function ensureDevCerts(dir: string): DevCertFiles {
+  const files = { dir, caFile: join(dir, 'ca.crt'), certFile: join(dir, 'tls.crt'), keyFile: join(dir, 'tls.key') };
+  if ([files.caFile, files.certFile, files.keyFile].every((f) => existsSync(f))) return { ...files, created: false };
+  mkdirSync(dir, { recursive: true });
+  const ca = createCA();
+  const serving = createServingCert(ca, { dnsNames: ['localhost'], ipAddresses: ['127.0.0.1', '::1'] });
+  writeFileSync(files.caFile, ca.certPem);
+  writeFileSync(files.certFile, serving.certPem);
+  writeFileSync(files.keyFile, serving.keyPem, { mode: 0o600 });
+  chmodSync(files.keyFile, 0o600);
+  return { ...files, created: true };
+}
+
+export const caBundleBase64 = (caFile: string): string => Buffer.from(readFileSync(caFile)).toString('base64');

@@ -1,0 +1,118 @@
+/**
+ * The `fleetgate` command. main() returns the exit code; only bin.ts touches process.
+ */
+import { parseArgs } from 'node:util';
+import { readFileSync } from 'node:fs';
+import { serve, type RunningServer } from '../server/serve.js';
+
+export interface CliIO {
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+  /** Called with the running server so the caller can wire signals. */
+  onServe?: (server: RunningServer) => void;
+}
+
+const HELP = `fleetgate — admission webhook and validation for the multi-cluster control plane's resources
+
+Usage:
+  fleetgate serve [flags]     run the HTTPS admission webhook
+  fleetgate --version         print the version
+
+serve flags:
+  --port N                    webhook HTTPS port (default 8443)
+  --probe-port N              plain-HTTP port for /healthz, /readyz, /livez (default 8000)
+  --bind-address ADDR         address to listen on (default 0.0.0.0)
+  --cert-dir DIR              directory holding tls.crt and tls.key
+  --tls-cert-file FILE        serving certificate (with --tls-private-key-file)
+  --tls-private-key-file FILE serving private key
+  --tls-min-version V         1.2 (default) or 1.3
+  --group-domain DOMAIN       API group domain (default karmada.io)
+  --allow-no-execute-taint-policy=false
+                              forbid NoExecute ClusterTaintPolicy taints (Karmada's default)
+
+With no certificate flags, a development CA and serving certificate for localhost are
+generated into ./certs on first start and reused afterwards.
+
+Example:
+  fleetgate serve --cert-dir /var/serving-cert --group-domain karmada.io
+`;
+
+function version(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string };
+  return pkg.version;
+}
+
+export async function main(argv: string[], io: CliIO): Promise<number> {
+  const [command, ...rest] = argv;
+  if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
+    io.stdout(HELP);
+    return command === undefined ? 2 : 0;
+  }
+  if (command === '--version' || command === '-v') {
+    io.stdout(`${version()}\n`);
+    return 0;
+  }
+  if (command === 'serve') return runServe(rest, io);
+  io.stderr(`fleetgate: unknown command "${command}"\n\n${HELP}`);
+  return 2;
+}
+
+async function runServe(args: string[], io: CliIO): Promise<number> {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args,
+      strict: true,
+      options: {
+        port: { type: 'string' },
+        'probe-port': { type: 'string' },
+        'bind-address': { type: 'string' },
+        'cert-dir': { type: 'string' },
+        'tls-cert-file': { type: 'string' },
+        'tls-private-key-file': { type: 'string' },
+        'tls-min-version': { type: 'string' },
+        'group-domain': { type: 'string' },
+        'allow-no-execute-taint-policy': { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    }));
+  } catch (err) {
+    io.stderr(`fleetgate serve: ${(err as Error).message}\n`);
+    return 2;
+  }
+  if (values.help) {
+    io.stdout(HELP);
+    return 0;
+  }
+  const port = (name: string, value: string | undefined, fallback: number): number => {
+    if (value === undefined) return fallback;
+    const n = Number(value);
+    if (!Number.isInteger(n) || n < 0 || n > 65535) throw new Error(`--${name} must be a port number, got "${value}"`);
+    return n;
+  };
+  try {
+    const minVersion = values['tls-min-version'] ?? '1.2';
+    if (minVersion !== '1.2' && minVersion !== '1.3') throw new Error(`--tls-min-version must be 1.2 or 1.3, got "${minVersion}"`);
+    const allowNoExecute = values['allow-no-execute-taint-policy'];
+    if (allowNoExecute !== undefined && allowNoExecute !== 'true' && allowNoExecute !== 'false') {
+      throw new Error('--allow-no-execute-taint-policy must be true or false');
+    }
+    const server = await serve({
+      port: port('port', values.port, 8443),
+      probePort: port('probe-port', values['probe-port'], 8000),
+      bindAddress: values['bind-address'],
+      certDir: values['cert-dir'],
+      tlsCertFile: values['tls-cert-file'],
+      tlsPrivateKeyFile: values['tls-private-key-file'],
+      tlsMinVersion: minVersion === '1.3' ? 'TLSv1.3' : 'TLSv1.2',
+      groupDomain: values['group-domain'],
+      allowNoExecuteTaintPolicy: allowNoExecute === undefined ? undefined : allowNoExecute === 'true',
+      log: (m) => io.stderr(`${m}\n`),
+    });
+    io.onServe?.(server);
+    return 0;
+  } catch (err) {
+    io.stderr(`fleetgate serve: ${(err as Error).message}\n`);
+    return 1;
+  }
+}

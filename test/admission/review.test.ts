@@ -1,0 +1,175 @@
+import { describe, expect, it } from 'vitest';
+import { review, type AdmissionReview } from '../../src/index.js';
+
+const cluster = {
+  apiVersion: 'cluster.karmada.io/v1alpha1',
+  kind: 'Cluster',
+  metadata: { name: 'm1' },
+  spec: { syncMode: 'Push', resourceModels: [{ grade: 0, ranges: [{ name: 'cpu', min: '0', max: '1' }] }] },
+};
+
+function admissionReview(object: unknown, overrides: Record<string, unknown> = {}, apiVersion = 'admission.k8s.io/v1') {
+  return {
+    apiVersion,
+    kind: 'AdmissionReview',
+    request: {
+      uid: '705ab4f5-6393-11e8-b7cc-42010a800002',
+      kind: { group: 'cluster.karmada.io', version: 'v1alpha1', kind: 'Cluster' },
+      resource: { group: 'cluster.karmada.io', version: 'v1alpha1', resource: 'clusters' },
+      name: 'm1',
+      operation: 'CREATE',
+      userInfo: { username: 'admin' },
+      object,
+      oldObject: null,
+      dryRun: false,
+      ...overrides,
+    },
+  };
+}
+
+const sync = (r: AdmissionReview | Promise<AdmissionReview>): AdmissionReview => {
+  expect(r).not.toBeInstanceOf(Promise);
+  return r as AdmissionReview;
+};
+
+const decodePatch = (patch: string | undefined) => JSON.parse(Buffer.from(patch ?? '', 'base64').toString('utf8'));
+
+describe.each(['admission.k8s.io/v1', 'admission.k8s.io/v1beta1'])('review() over %s', (version) => {
+  it('allows a valid object and echoes uid, apiVersion and kind', () => {
+    const out = sync(review(admissionReview(cluster, {}, version), { mode: 'validate' }));
+    expect(out).toEqual({ apiVersion: version, kind: 'AdmissionReview', response: { uid: '705ab4f5-6393-11e8-b7cc-42010a800002', allowed: true } });
+  });
+
+  it('denies an invalid object with 422 Invalid, a kubectl-style message and causes', () => {
+    const bad = { ...cluster, spec: { syncMode: 'Push', taints: [{ key: 'k', effect: 'Foo' }] } };
+    const out = sync(review(admissionReview(bad, {}, version), { mode: 'validate' }));
+    expect(out.apiVersion).toBe(version);
+    expect(out.response?.allowed).toBe(false);
+    expect(out.response?.patch).toBeUndefined();
+    expect(out.response?.status).toEqual({
+      code: 422,
+      reason: 'Invalid',
+      message:
+        'Cluster.cluster.karmada.io "m1" is invalid: spec.taints[0].effect: Unsupported value: "Foo": supported values: "NoSchedule", "PreferNoSchedule", "NoExecute"',
+      details: {
+        name: 'm1',
+        group: 'cluster.karmada.io',
+        kind: 'Cluster',
+        causes: [
+          {
+            reason: 'FieldValueNotSupported',
+            type: 'FieldValueNotSupported',
+            field: 'spec.taints[0].effect',
+            message: 'Unsupported value: "Foo": supported values: "NoSchedule", "PreferNoSchedule", "NoExecute"',
+          },
+        ],
+      },
+    });
+  });
+
+  it('brackets several causes like an aggregate error', () => {
+    const bad = { ...cluster, metadata: { name: 'M1' }, spec: { syncMode: 'X' } };
+    const out = sync(review(admissionReview(bad, {}, version), { mode: 'validate' }));
+    expect(out.response?.status?.message).toMatch(/^Cluster\.cluster\.karmada\.io "M1" is invalid: \[metadata\.name: Invalid value: "M1": .*, spec\.syncMode: Unsupported value: "X": supported values: "Push", "Pull"\]$/);
+  });
+
+  it('mutate returns a base64 JSON Patch, and no patch when nothing changes', () => {
+    const bare = { ...cluster, spec: { syncMode: 'Push' } };
+    const out = sync(review(admissionReview(bare, {}, version), { mode: 'mutate' }));
+    expect(out.response?.allowed).toBe(true);
+    expect(out.response?.patchType).toBe('JSONPatch');
+    const patch = decodePatch(out.response?.patch);
+    expect(patch).toEqual([{ op: 'add', path: '/spec/resourceModels', value: expect.any(Array) }]);
+    expect(patch[0].value).toHaveLength(9);
+
+    const unchanged = sync(review(admissionReview(cluster, {}, version), { mode: 'mutate' }));
+    expect(unchanged.response).toEqual({ uid: '705ab4f5-6393-11e8-b7cc-42010a800002', allowed: true });
+  });
+
+  it('validate never returns a patch, even for an object with defaults to apply', () => {
+    const bare = { ...cluster, spec: { syncMode: 'Push' } };
+    const out = sync(review(admissionReview(bare, {}, version), { mode: 'validate' }));
+    expect(out.response).toEqual({ uid: '705ab4f5-6393-11e8-b7cc-42010a800002', allowed: true });
+  });
+
+  it('allows DELETE without an object', () => {
+    const out = sync(review(admissionReview(null, { operation: 'DELETE', oldObject: cluster }, version), { mode: 'validate' }));
+    expect(out.response?.allowed).toBe(true);
+  });
+});
+
+describe('review() on input it cannot use', () => {
+  const cases: [string, unknown, RegExp][] = [
+    ['a non-object', 'hello', /not an AdmissionReview/],
+    ['null', null, /not an AdmissionReview/],
+    ['an array', [1, 2], /not an AdmissionReview/],
+    ['another kind', { apiVersion: 'v1', kind: 'Pod' }, /not an AdmissionReview/],
+    ['an unknown review version', { apiVersion: 'admission.k8s.io/v2', kind: 'AdmissionReview', request: { uid: 'u' } }, /not an AdmissionReview/],
+    ['no request', { apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview' }, /has no request/],
+    ['no uid', admissionReview(cluster, { uid: '' }), /uid is required/],
+    ['a bad operation', admissionReview(cluster, { operation: 'PATCH' }), /operation "PATCH"/],
+    ['no object on CREATE', admissionReview(null), /no content to decode/],
+    ['an object that is not an object', admissionReview([1]), /not a JSON object/],
+    ['an oldObject that is not an object', admissionReview(cluster, { operation: 'UPDATE', oldObject: 'x' }), /oldObject is not a JSON object/],
+    ['a kind fleetgate does not serve', admissionReview({ ...cluster, kind: 'Pod' }, { kind: { group: '', version: 'v1', kind: 'Pod' } }), /kind "Pod" is not served/],
+    ['the kind in another group', admissionReview(cluster, { kind: { group: 'cluster.example.org', version: 'v1alpha1', kind: 'Cluster' } }), /group "cluster.example.org" is not served/],
+  ];
+
+  it.each(cases)('answers 400 for %s', (_name, input, message) => {
+    const out = sync(review(input, { mode: 'validate' }));
+    expect(out.kind).toBe('AdmissionReview');
+    expect(out.response?.allowed).toBe(false);
+    expect(out.response?.status?.code).toBe(400);
+    expect(out.response?.status?.message).toMatch(message);
+  });
+
+  it('answers 400 when a per-kind endpoint receives another kind', () => {
+    const out = sync(review(admissionReview(cluster), { mode: 'validate', kind: 'Work' }));
+    expect(out.response?.status).toEqual({ code: 400, message: 'this endpoint serves Work, but the request is for Cluster' });
+  });
+
+  it('never throws, whatever it is given', () => {
+    let deep: Record<string, unknown> = {};
+    const root = deep;
+    for (let i = 0; i < 20000; i++) deep = (deep.spec = {}) as Record<string, unknown>;
+    const hostile = [
+      undefined, 0, true, Symbol.iterator, () => 1, new Date(), Object.create(null),
+      JSON.parse('{"__proto__": {"polluted": true}, "apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "request": {"uid": "u", "operation": "CREATE", "object": {"__proto__": {"x": 1}, "constructor": {"prototype": {"y": 1}}, "apiVersion": "cluster.karmada.io/v1alpha1", "kind": "Cluster", "metadata": {"name": "m"}, "spec": {"syncMode": "Push"}}}}'),
+      admissionReview(root),
+      admissionReview({ ...cluster, spec: root }),
+      admissionReview({ ...cluster, metadata: 'm1', spec: [] }),
+      admissionReview({ ...cluster, spec: { syncMode: 'Push', taints: 'x', resourceModels: [null, 1, 'a'] } }),
+    ];
+    for (const input of hostile) {
+      for (const mode of ['validate', 'mutate'] as const) {
+        const out = review(input, { mode });
+        expect(out).not.toBeInstanceOf(Promise);
+        expect((out as AdmissionReview).kind).toBe('AdmissionReview');
+      }
+    }
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+});
+
+describe('review() details', () => {
+  it('ignores subresources other than status and validates status writes', () => {
+    const bad = { ...cluster, spec: { syncMode: 'X' }, status: { conditions: [{ type: 'Ready', status: 'Maybe', reason: 'R', message: '', lastTransitionTime: '2026-01-01T00:00:00Z' }] } };
+    const proxy = sync(review(admissionReview(bad, { subResource: 'proxy' }), { mode: 'validate' }));
+    expect(proxy.response?.allowed).toBe(true);
+    const status = sync(review(admissionReview(bad, { subResource: 'status', operation: 'UPDATE', oldObject: cluster }), { mode: 'validate' }));
+    expect(status.response?.status?.details?.causes?.map((c) => c.field)).toEqual(['status.conditions[0].status']);
+  });
+
+  it('passes warnings through on allowed and denied responses', () => {
+    const zoned = { ...cluster, spec: { ...cluster.spec, zone: 'z1', extra: 1 } };
+    const out = sync(review(admissionReview(zoned), { mode: 'validate' }));
+    expect(out.response?.allowed).toBe(true);
+    expect(out.response?.warnings).toEqual(['unknown field "spec.extra"', 'spec.zone is deprecated and never used; use spec.zones']);
+  });
+
+  it('uses the configured group domain', () => {
+    const other = { ...cluster, apiVersion: 'cluster.example.org/v1alpha1' };
+    const out = sync(review(admissionReview(other, { kind: { group: 'cluster.example.org', version: 'v1alpha1', kind: 'Cluster' } }), { mode: 'validate', groupDomain: 'example.org' }));
+    expect(out.response?.allowed).toBe(true);
+  });
+});
