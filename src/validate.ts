@@ -97,20 +97,19 @@ const inStatusWrite = (field: string): boolean =>
  */
 function runRules(rules: KindRules, object: Record<string, unknown>, ctx: RuleContext, wellFormed: boolean): void {
   const statusOnly = ctx.subResource === 'status';
-  const steps: (() => void)[] = [];
-  if (!statusOnly && rules.validate) steps.push(() => rules.validate!(object, ctx));
-  if (rules.validateStatus) steps.push(() => rules.validateStatus!(object, ctx));
-  if (ctx.operation === 'UPDATE' && isRecord(ctx.oldObject)) {
-    const old = ctx.oldObject;
-    steps.push(() => checkMetadataUpdate(object.metadata, old.metadata, ctx));
-    if (!statusOnly && rules.validateUpdate) steps.push(() => rules.validateUpdate!(object, old, ctx));
-  }
-  for (const step of steps) {
+  const old = ctx.operation === 'UPDATE' && isRecord(ctx.oldObject) ? ctx.oldObject : undefined;
+  const guarded = (step: () => void) => {
     try {
       step();
     } catch (err) {
       if (wellFormed) throw err;
     }
+  };
+  if (!statusOnly && rules.validate) guarded(() => rules.validate!(object, ctx));
+  if (rules.validateStatus) guarded(() => rules.validateStatus!(object, ctx));
+  if (old) {
+    guarded(() => checkMetadataUpdate(object.metadata, old.metadata, ctx));
+    if (!statusOnly && rules.validateUpdate) guarded(() => rules.validateUpdate!(object, old, ctx));
   }
 }
 
@@ -122,6 +121,7 @@ const sectionRank = (field: string): number => {
 };
 
 function finish(ctx: RuleContext): ValidationResult {
+  if (ctx.causes.length === 0) return { allowed: true, causes: [], warnings: ctx.warnings.length > 1 ? [...new Set(ctx.warnings)] : ctx.warnings };
   const seen = new Set<string>();
   const ordered = ctx.causes.map((c, i) => ({ c, i, rank: sectionRank(c.field) })).sort((a, b) => a.rank - b.rank || a.i - b.i);
   const causes = ordered.map((o) => o.c).filter((c) => {

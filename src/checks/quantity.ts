@@ -20,6 +20,10 @@ const MAX_EXPONENT = 1000;
 
 export const QUANTITY_FORMAT_MESSAGE = "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'";
 
+// Exact values cost BigInt arithmetic, and the same few spellings ('1', '4Gi', '500m') recur everywhere.
+const cache = new Map<string, Quantity | undefined>();
+const CACHE_LIMIT = 4096;
+
 /** Parses a quantity string or JSON number; undefined when it is not one. */
 export function parseQuantity(input: unknown): Quantity | undefined {
   let text: string;
@@ -31,6 +35,16 @@ export function parseQuantity(input: unknown): Quantity | undefined {
   } else {
     return undefined;
   }
+  let parsed = cache.get(text);
+  if (parsed === undefined && !cache.has(text)) {
+    parsed = parse(text);
+    if (cache.size >= CACHE_LIMIT) cache.clear();
+    cache.set(text, parsed);
+  }
+  return parsed;
+}
+
+function parse(text: string): Quantity | undefined {
   const match = QUANTITY.exec(text);
   if (!match) return undefined;
   const [, sign, digits, suffix = ''] = match as unknown as [string, string, string, string | undefined];
@@ -49,8 +63,14 @@ export function parseQuantity(input: unknown): Quantity | undefined {
   return exp10 >= 0 ? normalize(num * 10n ** BigInt(exp10), 1n) : normalize(num, 10n ** BigInt(-exp10));
 }
 
+/** The grammar alone, without building the exact value: this runs on every quantity in every object. */
 export function isQuantity(input: unknown): boolean {
-  return parseQuantity(input) !== undefined;
+  if (typeof input === 'number') return Number.isFinite(input);
+  if (typeof input !== 'string') return false;
+  const match = QUANTITY.exec(input);
+  if (!match) return false;
+  const suffix = match[3];
+  return !(suffix && (suffix[0] === 'e' || suffix[0] === 'E') && Math.abs(Number(suffix.slice(1))) > MAX_EXPONENT);
 }
 
 function gcd(a: bigint, b: bigint): bigint {
