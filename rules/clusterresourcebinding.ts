@@ -1,9 +1,163 @@
-/** ClusterResourceBinding (work.<domain>/v1alpha2): PLACEHOLDER, to be replaced by the full rule module. */
-import { Obj, Opt, RawObject, envelope, type Static } from './_shared/schema.js';
-import type { KindRules } from '../src/rule.js';
+/**
+ * ClusterResourceBinding (work.<domain>/v1alpha2, cluster-scoped): binds a cluster-scoped
+ * resource to a cluster-wide propagation policy. The spec leaves ResourceBindingSpec and
+ * ResourceBindingStatus "not shown", so the structure is Karmada's v1alpha2 CRD schema.
+ */
+import {
+  Arr, Bool, Condition, Enum, Int32, Int64, Obj, Opt, QuantityMap, RawObject, RawValue, ReqStr, Str, StrList, StringMap, Time, envelope,
+  type Static,
+} from './_shared/schema.js';
+import { add, checkConditions, checkUnique, child, index, isString, list, record } from './_shared/checks.js';
+import { duplicate, invalid } from '../src/field.js';
+import type { KindRules, RuleContext } from '../src/rule.js';
 
-export const schema = Obj({ ...envelope, spec: Opt(RawObject()), status: Opt(RawObject()) });
+export const RESOURCE_HEALTH = ['Healthy', 'Unhealthy', 'Unknown'] as const;
+
+const ObjectReference = Obj({
+  apiVersion: ReqStr(),
+  kind: ReqStr(),
+  namespace: Opt(Str()),
+  name: ReqStr(),
+  uid: Opt(Str()),
+  resourceVersion: Opt(Str()),
+});
+
+// Node affinity and tolerations are core Kubernetes structures the member cluster validates.
+const NodeClaim = Obj({
+  hardNodeAffinity: Opt(RawObject()),
+  nodeSelector: Opt(StringMap()),
+  tolerations: Opt(Arr(RawObject())),
+});
+
+const ReplicaRequirements = Obj({
+  nodeClaim: Opt(NodeClaim),
+  resourceRequest: Opt(QuantityMap()),
+  namespace: Opt(Str()),
+  priorityClassName: Opt(Str()),
+});
+
+const Component = Obj({
+  name: ReqStr({ maxLength: 32 }),
+  replicas: Int32({ minimum: 0 }),
+  replicaRequirements: Opt(ReplicaRequirements),
+});
+
+const TargetCluster = Obj({
+  name: ReqStr({ format: 'cluster-name' }),
+  replicas: Opt(Int32({ minimum: 0 })),
+  components: Opt(Arr(Obj({ name: ReqStr({ maxLength: 32 }), replicas: Int32({ minimum: 0 }) }))),
+});
+
+const BindingSnapshot = Obj({
+  namespace: Opt(Str()),
+  name: ReqStr(),
+  clusters: Opt(Arr(TargetCluster)),
+});
+
+const StatePreservation = Obj({ rules: Arr(Obj({ aliasLabelName: ReqStr(), jsonPath: ReqStr() })) });
+
+const FailoverBehavior = Obj({
+  application: Opt(
+    Obj({
+      decisionConditions: Obj({ tolerationSeconds: Opt(Int32()) }),
+      gracePeriodSeconds: Opt(Int32()),
+      purgeMode: Opt(Enum(['Directly', 'Gracefully', 'Never'])),
+      statePreservation: Opt(StatePreservation),
+    }),
+  ),
+  cluster: Opt(
+    Obj({
+      purgeMode: Opt(Enum(['Directly', 'Gracefully'])),
+      statePreservation: Opt(StatePreservation),
+    }),
+  ),
+});
+
+const GracefulEvictionTask = Obj({
+  fromCluster: ReqStr(),
+  replicas: Opt(Int32()),
+  reason: ReqStr({ maxLength: 32 }),
+  message: Opt(Str({ maxLength: 1024 })),
+  producer: ReqStr(),
+  purgeMode: Opt(Enum(['Directly', 'Gracefully', 'Never'])),
+  gracePeriodSeconds: Opt(Int32()),
+  suppressDeletion: Opt(Bool()),
+  preservedLabelState: Opt(StringMap()),
+  clustersBeforeFailover: Opt(StrList()),
+  creationTimestamp: Opt(Time()),
+});
+
+const ResourceBindingSpec = Obj({
+  resource: ObjectReference,
+  propagateDeps: Opt(Bool()),
+  replicaRequirements: Opt(ReplicaRequirements),
+  replicas: Opt(Int32({ minimum: 0 })),
+  components: Opt(Arr(Component)),
+  clusters: Opt(Arr(TargetCluster)),
+  // The policy's placement is large and validated where the policy is written.
+  placement: Opt(RawObject()),
+  gracefulEvictionTasks: Opt(Arr(GracefulEvictionTask)),
+  requiredBy: Opt(Arr(BindingSnapshot)),
+  schedulerName: Opt(Str()),
+  failover: Opt(FailoverBehavior),
+  conflictResolution: Opt(Enum(['Abort', 'Overwrite'])),
+  rescheduleTriggeredAt: Opt(Time()),
+  schedulePriority: Opt(Obj({ priority: Opt(Int32()) })),
+  suspension: Opt(RawObject()),
+  preserveResourcesOnDeletion: Opt(Bool()),
+});
+
+const AggregatedStatusItem = Obj({
+  clusterName: ReqStr(),
+  status: Opt(RawValue()),
+  applied: Opt(Bool()),
+  appliedMessage: Opt(Str()),
+  health: Opt(Enum(RESOURCE_HEALTH)),
+});
+
+const ResourceBindingStatus = Obj({
+  schedulerObservedGeneration: Opt(Int64({ minimum: 0 })),
+  schedulerObservingAffinityName: Opt(Str()),
+  lastScheduledTime: Opt(Time()),
+  conditions: Opt(Arr(Condition)),
+  aggregatedStatus: Opt(Arr(AggregatedStatusItem)),
+});
+
+export const schema = Obj({ ...envelope, spec: ResourceBindingSpec, status: Opt(ResourceBindingStatus) });
 export type ClusterResourceBinding = Static<typeof schema>;
+
+/** Karmada's CRD pattern for eviction reasons (the metav1.Condition reason pattern). */
+const EVICTION_REASON = /^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$/;
+const EVICTION_REASON_MESSAGE =
+  "should match '^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$': a letter, then letters, digits, '_', ',' or ':', ending in a letter, digit or '_' (e.g. 'ApplicationFailure')";
+
+function checkClusterNamesUnique(ctx: RuleContext, clusters: unknown, path: string): void {
+  checkUnique(ctx, list(clusters), (c) => record(c).name, (c, i) =>
+    duplicate(child(index(path, i), 'name'), record(c).name, 'a cluster may appear once'),
+  );
+}
+
+function validate(binding: ClusterResourceBinding, ctx: RuleContext): void {
+  const spec = record(binding.spec);
+  checkClusterNamesUnique(ctx, spec.clusters, 'spec.clusters');
+  list(spec.requiredBy).forEach((snapshot, i) => {
+    checkClusterNamesUnique(ctx, record(snapshot).clusters, child(index('spec.requiredBy', i), 'clusters'));
+  });
+  list(spec.gracefulEvictionTasks).forEach((task, i) => {
+    const reason = record(task).reason;
+    if (isString(reason) && reason !== '' && !EVICTION_REASON.test(reason)) {
+      add(ctx, invalid(child(index('spec.gracefulEvictionTasks', i), 'reason'), reason, EVICTION_REASON_MESSAGE));
+    }
+  });
+}
+
+function validateStatus(binding: ClusterResourceBinding, ctx: RuleContext): void {
+  const status = record(binding.status);
+  checkConditions(ctx, status.conditions, 'status.conditions');
+  checkUnique(ctx, list(status.aggregatedStatus), (s) => record(s).clusterName, (s, i) =>
+    duplicate(child(index('status.aggregatedStatus', i), 'clusterName'), record(s).clusterName, 'each cluster has one aggregated status'),
+  );
+}
 
 export const rules: KindRules<ClusterResourceBinding> = {
   kind: 'ClusterResourceBinding',
@@ -13,4 +167,6 @@ export const rules: KindRules<ClusterResourceBinding> = {
   scope: 'Cluster',
   statusSubresource: true,
   schema,
+  validate,
+  validateStatus,
 };

@@ -1,9 +1,49 @@
-/** ClusterTaintPolicy (policy.<domain>/v1alpha1): PLACEHOLDER, to be replaced by the full rule module. */
-import { Obj, Opt, RawObject, envelope, type Static } from './_shared/schema.js';
-import type { KindRules } from '../src/rule.js';
+/** ClusterTaintPolicy (policy.<domain>/v1alpha1, cluster-scoped): adds and removes Cluster taints by cluster conditions. */
+import { Arr, ClusterAffinity, Enum, Obj, Opt, RawObject, ReqStr, Str, StrList, TaintEffect, envelope, type Static } from './_shared/schema.js';
+import { add, checkClusterAffinity, checkTaintsUnique, child, index, list, record } from './_shared/checks.js';
+import { forbidden } from '../src/field.js';
+import type { KindRules, RuleContext } from '../src/rule.js';
 
-export const schema = Obj({ ...envelope, spec: Opt(RawObject()), status: Opt(RawObject()) });
+/** The spec shows only key, effect and value for a policy's taints (no timeAdded: the controller stamps it on the Cluster). */
+const PolicyTaint = Obj({
+  key: ReqStr({ format: 'qualified-name' }),
+  value: Opt(Str({ format: 'label-value' })),
+  effect: TaintEffect,
+});
+
+const MatchCondition = Obj({
+  // Any cluster status condition type, including ones other controllers invent, so no syntax is imposed.
+  conditionType: ReqStr(),
+  operator: Enum(['In', 'NotIn']),
+  statusValues: StrList({ minItems: 1 }),
+});
+
+const ClusterTaintPolicySpec = Obj({
+  taints: Arr(PolicyTaint, { minItems: 1 }),
+  addOnConditions: Opt(Arr(MatchCondition)),
+  removeOnConditions: Opt(Arr(MatchCondition)),
+  targetClusters: Opt(ClusterAffinity),
+});
+
+// The spec does not show the status content.
+export const schema = Obj({ ...envelope, spec: ClusterTaintPolicySpec, status: Opt(RawObject()) });
 export type ClusterTaintPolicy = Static<typeof schema>;
+
+const NO_EXECUTE_FORBIDDEN =
+  'Configuring taint with NoExecute effect is not allowed, this capability must be explicitly enabled by administrators through command-line flags';
+
+function validate(policy: ClusterTaintPolicy, ctx: RuleContext): void {
+  const spec = record(policy.spec);
+  const taints = list(spec.taints);
+  // Allowed unless the operator turned it off explicitly, as Karmada's --allow-no-execute-taint-policy=false does.
+  if (ctx.options.allowNoExecuteTaintPolicy === false) {
+    taints.forEach((taint, i) => {
+      if (record(taint).effect === 'NoExecute') add(ctx, forbidden(index('spec.taints', i), NO_EXECUTE_FORBIDDEN));
+    });
+  }
+  checkTaintsUnique(ctx, taints, 'spec.taints');
+  checkClusterAffinity(ctx, spec.targetClusters, child('spec', 'targetClusters'));
+}
 
 export const rules: KindRules<ClusterTaintPolicy> = {
   kind: 'ClusterTaintPolicy',
@@ -13,4 +53,5 @@ export const rules: KindRules<ClusterTaintPolicy> = {
   scope: 'Cluster',
   statusSubresource: true,
   schema,
+  validate,
 };

@@ -1,9 +1,169 @@
-/** CronFederatedHPA (autoscaling.<domain>/v1alpha1): PLACEHOLDER, to be replaced by the full rule module. */
-import { Obj, Opt, RawObject, envelope, type Static } from './_shared/schema.js';
-import type { KindRules } from '../src/rule.js';
+/** CronFederatedHPA (autoscaling.<domain>/v1alpha1, namespaced): cron rules that scale a target or a FederatedHPA's bounds. */
+import { Arr, Bool, Int32, INT32_MAX, INT32_MIN, Obj, Opt, ReqStr, Str, Time, envelope, type Static } from './_shared/schema.js';
+import { add, checkUnique, child, index, isInt, isRecord, isString, list, record } from './_shared/checks.js';
+import { duplicate, forbidden, invalid, required } from '../src/field.js';
+import { pathSegmentName } from '../src/checks/names.js';
+import type { DefaultContext, KindRules, RuleContext } from '../src/rule.js';
 
-export const schema = Obj({ ...envelope, spec: Opt(RawObject()), status: Opt(RawObject()) });
+export const DEFAULT_HISTORY_LIMIT = 3;
+const FEDERATED_HPA = 'FederatedHPA';
+
+const ScaleTargetRef = Obj({
+  apiVersion: Opt(Str()),
+  kind: ReqStr({ format: 'path-segment-name' }),
+  name: ReqStr({ format: 'path-segment-name' }),
+});
+
+const HistoryLimit = () => Int32({ minimum: 1, maximum: 32 });
+
+const CronFederatedHPARule = Obj({
+  name: ReqStr({ maxLength: 32 }),
+  schedule: ReqStr({ format: 'cron-schedule' }),
+  timeZone: Opt(Str({ format: 'iana-time-zone' })),
+  suspend: Opt(Bool()),
+  targetReplicas: Opt(Int32()),
+  targetMinReplicas: Opt(Int32()),
+  targetMaxReplicas: Opt(Int32()),
+  successfulHistoryLimit: Opt(HistoryLimit()),
+  failedHistoryLimit: Opt(HistoryLimit()),
+});
+
+const SuccessfulExecution = Obj({
+  scheduleTime: Time(),
+  executionTime: Time(),
+  appliedReplicas: Opt(Int32()),
+  appliedMinReplicas: Opt(Int32()),
+  appliedMaxReplicas: Opt(Int32()),
+});
+
+const FailedExecution = Obj({ scheduleTime: Time(), executionTime: Time(), message: Str() });
+
+const ExecutionHistory = Obj({
+  ruleName: ReqStr(),
+  nextExecutionTime: Opt(Time()),
+  successfulExecutions: Opt(Arr(SuccessfulExecution)),
+  failedExecutions: Opt(Arr(FailedExecution)),
+});
+
+const CronFederatedHPASpec = Obj({ scaleTargetRef: ScaleTargetRef, rules: Arr(CronFederatedHPARule) });
+const CronFederatedHPAStatus = Obj({ executionHistories: Opt(Arr(ExecutionHistory)) });
+
+export const schema = Obj({ ...envelope, spec: CronFederatedHPASpec, status: Opt(CronFederatedHPAStatus) });
 export type CronFederatedHPA = Static<typeof schema>;
+export type CronFederatedHPARule = Static<typeof CronFederatedHPARule>;
+
+/** What the rules scale, which decides the replica fields they may use; unknown when the reference is itself wrong. */
+type Target = 'FederatedHPA' | 'workload' | 'unknown';
+
+const fhpaApiVersion = (ctx: RuleContext): string => `autoscaling.${ctx.groupDomain}/v1alpha1`;
+
+/** An int32 the schema accepted; anything else the schema already reported. */
+const int32 = (v: unknown): number | undefined => (isInt(v) && v >= INT32_MIN && v <= INT32_MAX ? v : undefined);
+
+/** Which kind of target the reference names; a reference the schema or checkScaleTargetRef rejects is unknown. */
+function targetOf(ref: unknown, ctx: RuleContext): Target {
+  const r = record(ref);
+  const kind = r.kind;
+  if (!isString(kind) || kind === '' || pathSegmentName(kind) || (r.apiVersion !== undefined && !isString(r.apiVersion))) return 'unknown';
+  if (r.apiVersion !== fhpaApiVersion(ctx)) return 'workload';
+  return kind === FEDERATED_HPA ? 'FederatedHPA' : 'unknown';
+}
+
+/** Karmada's rule: in the FederatedHPA's own API group only the FederatedHPA kind can be scaled. */
+function checkScaleTargetRef(ref: unknown, ctx: RuleContext): void {
+  const r = record(ref);
+  if (r.apiVersion === fhpaApiVersion(ctx) && isString(r.kind) && r.kind !== '' && !pathSegmentName(r.kind) && r.kind !== FEDERATED_HPA) {
+    add(ctx, invalid('spec.scaleTargetRef.kind', r.kind, `invalid scaleTargetRef kind: ${r.kind}, only support ${FEDERATED_HPA}`));
+  }
+}
+
+function checkFederatedHPAReplicas(rule: Record<string, unknown>, path: string, ctx: RuleContext): void {
+  if (rule.targetMinReplicas === undefined && rule.targetMaxReplicas === undefined) {
+    add(ctx, invalid(child(path, 'targetMaxReplicas'), '', 'targetMinReplicas and targetMaxReplicas cannot be nil at the same time if you want to scale FederatedHPA'));
+  }
+  const min = int32(rule.targetMinReplicas);
+  const max = int32(rule.targetMaxReplicas);
+  if (min !== undefined && min <= 0) add(ctx, invalid(child(path, 'targetMinReplicas'), min, 'targetMinReplicas should be larger than 0'));
+  if (max !== undefined && max <= 0) add(ctx, invalid(child(path, 'targetMaxReplicas'), max, 'targetMaxReplicas should be larger than 0'));
+  if (min !== undefined && max !== undefined && min > 0 && max > 0 && min > max) {
+    add(ctx, invalid(child(path, 'targetMinReplicas'), min, 'targetMaxReplicas should be larger than or equal to targetMinReplicas'));
+  }
+  if (rule.targetReplicas !== undefined) {
+    add(ctx, forbidden(child(path, 'targetReplicas'), 'only for targets that are not a FederatedHPA; use targetMinReplicas and targetMaxReplicas to scale a FederatedHPA'));
+  }
+}
+
+function checkWorkloadReplicas(rule: Record<string, unknown>, path: string, ctx: RuleContext): void {
+  const replicas = int32(rule.targetReplicas);
+  if (rule.targetReplicas === undefined) ctx.warnings.push(`${path}: no targetReplicas, so this rule changes nothing`);
+  else if (replicas !== undefined && replicas < 0) add(ctx, invalid(child(path, 'targetReplicas'), replicas, 'targetReplicas should be larger than or equal to 0'));
+  const fhpaOnly = `only for a FederatedHPA target (scaleTargetRef apiVersion "${fhpaApiVersion(ctx)}", kind "${FEDERATED_HPA}"); use targetReplicas`;
+  for (const field of ['targetMinReplicas', 'targetMaxReplicas']) {
+    if (rule[field] !== undefined) add(ctx, forbidden(child(path, field), fhpaOnly));
+  }
+}
+
+function validate(cron: CronFederatedHPA, ctx: RuleContext): void {
+  const spec = record(cron.spec);
+  checkScaleTargetRef(spec.scaleTargetRef, ctx);
+  const target = targetOf(spec.scaleTargetRef, ctx);
+  const rules = list(spec.rules);
+  checkUnique(ctx, rules, (r) => record(r).name, (r, i) => duplicate(child(index('spec.rules', i), 'name'), record(r).name));
+  rules.forEach((rule, i) => {
+    if (!isRecord(rule)) return;
+    const path = index('spec.rules', i);
+    if (target === 'FederatedHPA') checkFederatedHPAReplicas(rule, path, ctx);
+    else if (target === 'workload') checkWorkloadReplicas(rule, path, ctx);
+  });
+}
+
+/**
+ * Each successful execution records what the rule set: applied* is required for every target* the rule
+ * has. Only the fields the target kind uses count; the others are forbidden in the spec (or, in an object
+ * stored before, were never applied), so the controller records nothing for them.
+ */
+const APPLIED_FIELDS: Record<Exclude<Target, 'unknown'>, readonly (readonly [string, string])[]> = {
+  workload: [['targetReplicas', 'appliedReplicas']],
+  FederatedHPA: [
+    ['targetMinReplicas', 'appliedMinReplicas'],
+    ['targetMaxReplicas', 'appliedMaxReplicas'],
+  ],
+};
+
+function validateStatus(cron: CronFederatedHPA, ctx: RuleContext): void {
+  const spec = record(cron.spec);
+  const histories = list(record(cron.status).executionHistories);
+  const path = 'status.executionHistories';
+  checkUnique(ctx, histories, (h) => record(h).ruleName, (h, i) => duplicate(child(index(path, i), 'ruleName'), record(h).ruleName));
+  const target = targetOf(spec.scaleTargetRef, ctx);
+  if (target === 'unknown') return;
+  const rulesByName = new Map<unknown, Record<string, unknown>>();
+  for (const rule of list(spec.rules)) {
+    if (isRecord(rule) && isString(rule.name) && !rulesByName.has(rule.name)) rulesByName.set(rule.name, rule);
+  }
+  histories.forEach((h, i) => {
+    const history = record(h);
+    const rule = rulesByName.get(history.ruleName);
+    if (!rule) return;
+    list(history.successfulExecutions).forEach((execution, j) => {
+      if (!isRecord(execution)) return;
+      for (const [targetField, appliedField] of APPLIED_FIELDS[target]) {
+        if (rule[targetField] !== undefined && execution[appliedField] === undefined) {
+          add(ctx, required(child(index(child(index(path, i), 'successfulExecutions'), j), appliedField), `the rule "${String(history.ruleName)}" sets ${targetField}`));
+        }
+      }
+    });
+  });
+}
+
+/** The spec's history limits: 3 successful and 3 failed executions kept per rule. */
+function defaults(cron: CronFederatedHPA, _ctx: DefaultContext): void {
+  for (const rule of list(record(cron.spec).rules)) {
+    if (!isRecord(rule)) continue;
+    if (rule.successfulHistoryLimit === undefined) rule.successfulHistoryLimit = DEFAULT_HISTORY_LIMIT;
+    if (rule.failedHistoryLimit === undefined) rule.failedHistoryLimit = DEFAULT_HISTORY_LIMIT;
+  }
+}
 
 export const rules: KindRules<CronFederatedHPA> = {
   kind: 'CronFederatedHPA',
@@ -13,4 +173,7 @@ export const rules: KindRules<CronFederatedHPA> = {
   scope: 'Namespaced',
   statusSubresource: true,
   schema,
+  validate,
+  validateStatus,
+  defaults,
 };

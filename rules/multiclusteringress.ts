@@ -1,9 +1,196 @@
-/** MultiClusterIngress (networking.<domain>/v1alpha1): PLACEHOLDER, to be replaced by the full rule module. */
-import { Obj, Opt, RawObject, envelope, type Static } from './_shared/schema.js';
-import type { KindRules } from '../src/rule.js';
+/**
+ * MultiClusterIngress (networking.<domain>/v1alpha1, namespaced): an Ingress spread over
+ * clusters. The spec rules are Kubernetes' Ingress validation as Karmada lifts it.
+ */
+import { isIP } from 'node:net';
+import { Arr, Enum, Int32, Obj, Opt, ReqStr, Str, StrList, envelope, type Static } from './_shared/schema.js';
+import { add, checkUnique, child, index, isRecord, isString, key, list, record } from './_shared/checks.js';
+import { duplicate, invalid, required } from '../src/field.js';
+import { dns1123Subdomain, wildcardDns1123Subdomain } from '../src/checks/names.js';
+import type { KindRules, RuleContext } from '../src/rule.js';
 
-export const schema = Obj({ ...envelope, spec: Opt(RawObject()), status: Opt(RawObject()) });
+export const PATH_TYPES = ['Exact', 'Prefix', 'ImplementationSpecific'] as const;
+export const PORT_PROTOCOLS = ['TCP', 'UDP', 'SCTP'] as const;
+export const INGRESS_CLASS_ANNOTATION = 'kubernetes.io/ingress.class';
+
+const TypedLocalObjectReference = Obj({
+  apiGroup: Opt(Str({ format: 'dns1123-subdomain' })),
+  kind: ReqStr({ format: 'path-segment-name' }),
+  name: ReqStr({ format: 'path-segment-name' }),
+});
+
+// Name and number exclude each other and one is required: checked in checkServicePort.
+const ServiceBackendPort = Obj({
+  name: Opt(Str({ format: 'port-name' })),
+  number: Opt(Int32({ minimum: 1, maximum: 65535 })),
+});
+
+const IngressBackend = Obj({
+  resource: Opt(TypedLocalObjectReference),
+  service: Opt(Obj({ name: ReqStr({ format: 'dns1035-label' }), port: Opt(ServiceBackendPort) })),
+});
+
+const HTTPIngressPath = Obj({
+  path: Opt(Str()),
+  pathType: Enum(PATH_TYPES),
+  backend: IngressBackend,
+});
+
+const IngressRule = Obj({
+  host: Opt(Str()),
+  http: Opt(Obj({ paths: Arr(HTTPIngressPath, { minItems: 1 }) })),
+});
+
+const IngressTLS = Obj({ hosts: Opt(StrList()), secretName: Opt(Str()) });
+
+const MultiClusterIngressSpec = Obj({
+  defaultBackend: Opt(IngressBackend),
+  ingressClassName: Opt(Str({ format: 'dns1123-subdomain' })),
+  rules: Opt(Arr(IngressRule)),
+  tls: Opt(Arr(IngressTLS)),
+});
+
+/** Shared with MultiClusterService's PortStatus: the spec gives both the same rules. */
+export const PortStatus = Obj({
+  port: Int32(),
+  protocol: Enum(PORT_PROTOCOLS),
+  error: Opt(Str({ maxLength: 316, format: 'camel-case-with-domain' })),
+});
+
+const IngressLoadBalancerIngress = Obj({
+  ip: Opt(Str({ format: 'ip' })),
+  hostname: Opt(Str({ format: 'dns-hostname' })),
+  ports: Opt(Arr(PortStatus)),
+});
+
+const MultiClusterIngressStatus = Obj({
+  loadBalancer: Opt(Obj({ ingress: Opt(Arr(IngressLoadBalancerIngress)) })),
+  serviceLocations: Opt(Arr(Obj({ name: ReqStr({ format: 'dns1035-label' }), clusters: Opt(StrList()) }))),
+  trafficBlockClusters: Opt(StrList()),
+});
+
+// Karmada's CRD leaves spec optional; the rules, not the schema, reject an empty one.
+export const schema = Obj({ ...envelope, spec: Opt(MultiClusterIngressSpec), status: Opt(MultiClusterIngressStatus) });
 export type MultiClusterIngress = Static<typeof schema>;
+
+const INVALID_PATH_SEQUENCES = ['//', '/./', '/../', '%2f', '%2F'];
+const INVALID_PATH_SUFFIXES = ['/..', '/.'];
+
+/** Kubernetes parses hosts with ParseIPSloppy, which also takes IPv4 octets with leading zeros. */
+const isIPAddress = (value: string): boolean =>
+  isIP(value) !== 0 || (/^\d{1,3}(\.\d{1,3}){3}$/.test(value) && value.split('.').every((octet) => Number(octet) <= 255));
+
+/** A rule host: precise or `*.`-wildcard DNS name, never an IP. */
+function hostError(host: string): string | undefined {
+  if (isIPAddress(host)) return 'must be a DNS name, not an IP address';
+  return host.includes('*') ? wildcardDns1123Subdomain(host) : dns1123Subdomain(host);
+}
+
+function validate(mci: MultiClusterIngress, ctx: RuleContext): void {
+  checkIngressClassAnnotation(ctx, record(mci.metadata).annotations, record(mci.spec).ingressClassName);
+  if (mci.spec !== undefined && !isRecord(mci.spec)) return; // a wrong type is the schema's to report
+  const spec = record(mci.spec);
+  const path = 'spec';
+  const noRules = spec.rules === undefined || (Array.isArray(spec.rules) && spec.rules.length === 0);
+  if (spec.defaultBackend === undefined && noRules) {
+    add(ctx, invalid(path, spec.rules ?? null, 'either `defaultBackend` or `rules` must be specified'));
+  }
+  if (spec.defaultBackend !== undefined) checkBackend(ctx, spec.defaultBackend, child(path, 'defaultBackend'));
+  list(spec.rules).forEach((rule, i) => checkRule(ctx, rule, index(child(path, 'rules'), i)));
+  list(spec.tls).forEach((tls, i) => checkTLS(ctx, tls, index(child(path, 'tls'), i)));
+}
+
+function checkRule(ctx: RuleContext, rule: unknown, path: string): void {
+  const r = record(rule);
+  if (isString(r.host) && r.host !== '') {
+    const problem = hostError(r.host);
+    if (problem) add(ctx, invalid(child(path, 'host'), r.host, problem));
+  }
+  list(record(r.http).paths).forEach((p, j) => checkPath(ctx, p, index(child(child(path, 'http'), 'paths'), j)));
+}
+
+function checkPath(ctx: RuleContext, httpPath: unknown, path: string): void {
+  const p = record(httpPath);
+  const pathPath = child(path, 'path');
+  const value = p.path;
+  if (p.pathType === 'Exact' || p.pathType === 'Prefix') {
+    if (value === undefined || value === '') {
+      add(ctx, required(pathPath, `must be specified when pathType is '${p.pathType}'`));
+    } else if (isString(value)) {
+      const problems = exactOrPrefixPathProblems(value);
+      if (problems.length) add(ctx, invalid(pathPath, value, problems.join('; ')));
+    }
+  } else if (p.pathType === 'ImplementationSpecific' && isString(value) && value !== '' && !value.startsWith('/')) {
+    add(ctx, invalid(pathPath, value, 'must be an absolute path'));
+  }
+  if (p.backend !== undefined) checkBackend(ctx, p.backend, child(path, 'backend'));
+}
+
+/** Exact and Prefix paths are matched element by element, so they must be clean absolute paths. */
+function exactOrPrefixPathProblems(value: string): string[] {
+  const problems: string[] = [];
+  if (!value.startsWith('/')) problems.push('must be an absolute path');
+  for (const seq of INVALID_PATH_SEQUENCES) if (value.includes(seq)) problems.push(`must not contain '${seq}'`);
+  for (const suffix of INVALID_PATH_SUFFIXES) if (value.endsWith(suffix)) problems.push(`cannot end with '${suffix}'`);
+  return problems;
+}
+
+/** Exactly one of resource and service; a service names its port by name or by number. */
+function checkBackend(ctx: RuleContext, backend: unknown, path: string): void {
+  if (!isRecord(backend)) return; // a wrong type is the schema's to report
+  const hasResource = backend.resource !== undefined;
+  const hasService = backend.service !== undefined;
+  if (hasResource && hasService) {
+    add(ctx, invalid(path, backend, 'cannot set both resource and service backends'));
+  } else if (!hasResource && !hasService) {
+    add(ctx, required(path, 'resource or service backend is required'));
+  } else if (hasService && isRecord(backend.service)) {
+    checkServicePort(ctx, backend.service.port, child(child(path, 'service'), 'port'));
+  }
+}
+
+function checkServicePort(ctx: RuleContext, port: unknown, path: string): void {
+  if (port !== undefined && !isRecord(port)) return;
+  const p = record(port);
+  // An empty name is already a format error; counting it as "set" would report the same mistake twice.
+  const hasName = isString(p.name) && p.name !== '';
+  const hasNumber = p.number !== undefined;
+  if (hasName && hasNumber) add(ctx, invalid(path, p, 'cannot set both port name & port number'));
+  else if (p.name === undefined && !hasNumber) add(ctx, required(path, 'port name or number is required'));
+}
+
+function checkTLS(ctx: RuleContext, tls: unknown, path: string): void {
+  const t = record(tls);
+  list(t.hosts).forEach((host, k) => {
+    if (!isString(host)) return;
+    const problem = host.includes('*') ? wildcardDns1123Subdomain(host) : dns1123Subdomain(host);
+    if (problem) add(ctx, invalid(index(child(path, 'hosts'), k), host, problem));
+  });
+  if (isString(t.secretName) && t.secretName !== '') {
+    const problem = dns1123Subdomain(t.secretName);
+    if (problem) add(ctx, invalid(child(path, 'secretName'), t.secretName, problem));
+  }
+}
+
+/** The legacy class annotation still works in controllers but is deprecated; it never denies. */
+function checkIngressClassAnnotation(ctx: RuleContext, annotations: unknown, ingressClassName: unknown): void {
+  const a = record(annotations);
+  if (!(INGRESS_CLASS_ANNOTATION in a)) return;
+  const field = key('metadata.annotations', INGRESS_CLASS_ANNOTATION);
+  ctx.warnings.push(`${field}: deprecated; use spec.ingressClassName`);
+  const annotated = a[INGRESS_CLASS_ANNOTATION];
+  if (isString(ingressClassName) && ingressClassName !== '' && isString(annotated) && annotated !== ingressClassName) {
+    ctx.warnings.push(
+      `${field} (${JSON.stringify(annotated)}) differs from spec.ingressClassName (${JSON.stringify(ingressClassName)}); controllers may disagree about which class serves this ingress`,
+    );
+  }
+}
+
+function validateStatus(mci: MultiClusterIngress, ctx: RuleContext): void {
+  const status = record(mci.status);
+  const path = 'status.serviceLocations';
+  checkUnique(ctx, list(status.serviceLocations), (l) => record(l).name, (l, i) => duplicate(child(index(path, i), 'name'), record(l).name));
+}
 
 export const rules: KindRules<MultiClusterIngress> = {
   kind: 'MultiClusterIngress',
@@ -13,4 +200,6 @@ export const rules: KindRules<MultiClusterIngress> = {
   scope: 'Namespaced',
   statusSubresource: true,
   schema,
+  validate,
+  validateStatus,
 };

@@ -1,9 +1,106 @@
-/** MultiClusterService (networking.<domain>/v1alpha1): PLACEHOLDER, to be replaced by the full rule module. */
-import { Obj, Opt, RawObject, envelope, type Static } from './_shared/schema.js';
-import type { KindRules } from '../src/rule.js';
+/**
+ * MultiClusterService (networking.<domain>/v1alpha1, namespaced): one Service exposed
+ * across clusters. Its name is the Service's name, so it follows Service name syntax.
+ */
+import { Arr, Condition, Enum, Int32, Obj, Opt, ReqStr, Str, StrList, envelope, type Static } from './_shared/schema.js';
+import { add, checkConditions, checkUnique, child, index, isRecord, isString, list, record } from './_shared/checks.js';
+import { duplicate, forbidden, invalid } from '../src/field.js';
+import { dns1035Label, dns1123Label } from '../src/checks/names.js';
+import { PortStatus } from './multiclusteringress.js';
+import type { KindRules, RuleContext } from '../src/rule.js';
 
-export const schema = Obj({ ...envelope, spec: Opt(RawObject()), status: Opt(RawObject()) });
+/** The spec names only CrossCluster; Karmada also serves LoadBalancer. */
+export const EXPOSURE_TYPES = ['CrossCluster', 'LoadBalancer'] as const;
+
+const ClusterSelector = Obj({ name: ReqStr({ format: 'cluster-name' }) });
+
+const MultiClusterServiceSpec = Obj({
+  types: Arr(Enum(EXPOSURE_TYPES), { minItems: 1 }),
+  ports: Opt(Arr(Obj({ name: Opt(Str()), port: Int32({ minimum: 1, maximum: 65535 }) }))),
+  providerClusters: Opt(Arr(ClusterSelector)),
+  consumerClusters: Opt(Arr(ClusterSelector)),
+  range: Opt(Obj({ clusterNames: Opt(StrList()) })),
+  serviceConsumptionClusters: Opt(StrList()),
+  serviceProvisionClusters: Opt(StrList()),
+});
+
+const LoadBalancerIngress = Obj({
+  ip: Opt(Str({ format: 'ip' })),
+  hostname: Opt(Str({ format: 'dns-hostname' })),
+  ipMode: Opt(Enum(['VIP', 'Proxy'])),
+  ports: Opt(Arr(PortStatus)),
+});
+
+const MultiClusterServiceStatus = Obj({
+  conditions: Opt(Arr(Condition)),
+  loadBalancer: Opt(Obj({ ingress: Opt(Arr(LoadBalancerIngress)) })),
+});
+
+export const schema = Obj({ ...envelope, spec: MultiClusterServiceSpec, status: Opt(MultiClusterServiceStatus) });
 export type MultiClusterService = Static<typeof schema>;
+
+const DEPRECATED_FIELDS: Record<string, string> = {
+  range: 'spec.range is deprecated; use spec.providerClusters and spec.consumerClusters',
+  serviceConsumptionClusters: 'spec.serviceConsumptionClusters is deprecated; use spec.consumerClusters',
+  serviceProvisionClusters: 'spec.serviceProvisionClusters is deprecated; use spec.providerClusters',
+};
+
+const isExposureType = (v: unknown): v is string => isString(v) && (EXPOSURE_TYPES as readonly string[]).includes(v);
+
+function validate(mcs: MultiClusterService, ctx: RuleContext): void {
+  const spec = record(mcs.spec);
+  const path = 'spec';
+  for (const [field, warning] of Object.entries(DEPRECATED_FIELDS)) if (spec[field] !== undefined) ctx.warnings.push(warning);
+  checkTypes(ctx, spec, path);
+  checkPorts(ctx, spec.ports, child(path, 'ports'));
+}
+
+/**
+ * One exposure type per service. Unsupported values are the schema's to report, so
+ * only supported ones count towards "more than one type" and duplicates.
+ */
+function checkTypes(ctx: RuleContext, spec: Record<string, unknown>, path: string): void {
+  const typesPath = child(path, 'types');
+  const types = list(spec.types);
+  const supported = types.filter(isExposureType);
+  checkUnique(ctx, types, (t) => (isExposureType(t) ? t : undefined), (t, i) => duplicate(index(typesPath, i), t));
+  const distinct = new Set(supported);
+  if (distinct.size > 1) add(ctx, invalid(typesPath, spec.types, 'MultiClusterService types should not contain more than one type'));
+  if (spec.range !== undefined && distinct.size > 0 && !distinct.has('CrossCluster')) {
+    add(ctx, forbidden(child(path, 'range'), 'may only be set when spec.types contains CrossCluster'));
+  }
+}
+
+function checkPorts(ctx: RuleContext, ports: unknown, path: string): void {
+  list(ports).forEach((port, i) => {
+    const name = record(port).name;
+    if (!isString(name) || name === '') return;
+    const problem = dns1123Label(name);
+    if (problem) add(ctx, invalid(child(index(path, i), 'name'), name, problem));
+  });
+  checkUnique(ctx, list(ports), (p) => record(p).name, (p, i) => duplicate(child(index(path, i), 'name'), record(p).name));
+}
+
+function validateStatus(mcs: MultiClusterService, ctx: RuleContext): void {
+  const status = record(mcs.status);
+  checkConditions(ctx, status.conditions, 'status.conditions');
+  const ingressPath = 'status.loadBalancer.ingress';
+  list(record(status.loadBalancer).ingress).forEach((ingress, i) => {
+    // An empty ip is already reported as not an IP address; only an absent one makes ipMode out of place.
+    if (isRecord(ingress) && ingress.ipMode !== undefined && ingress.ip === undefined) {
+      add(ctx, forbidden(child(index(ingressPath, i), 'ipMode'), 'may not be specified when `ip` is not'));
+    }
+  });
+}
+
+/** As in Karmada, types are compared as ordered lists: reordering counts as a change. */
+function validateUpdate(mcs: MultiClusterService, old: MultiClusterService, ctx: RuleContext): void {
+  const types = record(mcs.spec).types;
+  const oldTypes = record(old.spec).types;
+  if (JSON.stringify(types ?? null) !== JSON.stringify(oldTypes ?? null)) {
+    add(ctx, invalid('spec.types', types ?? null, `MultiClusterService types are immutable (was ${JSON.stringify(oldTypes ?? null)})`));
+  }
+}
 
 export const rules: KindRules<MultiClusterService> = {
   kind: 'MultiClusterService',
@@ -13,4 +110,8 @@ export const rules: KindRules<MultiClusterService> = {
   scope: 'Namespaced',
   statusSubresource: true,
   schema,
+  nameError: dns1035Label,
+  validate,
+  validateStatus,
+  validateUpdate,
 };

@@ -1,9 +1,35 @@
-/** Remedy (remedy.<domain>/v1alpha1): PLACEHOLDER, to be replaced by the full rule module. */
-import { Obj, Opt, RawObject, envelope, type Static } from './_shared/schema.js';
-import type { KindRules } from '../src/rule.js';
+/** Remedy (remedy.<domain>/v1alpha1, cluster-scoped): cluster-level actions triggered by cluster conditions. */
+import { Arr, Enum, Obj, Opt, RawObject, ReqStr, StrList, envelope, type Static } from './_shared/schema.js';
+import { checkUnique, index, list, record } from './_shared/checks.js';
+import { duplicate } from '../src/field.js';
+import type { KindRules, RuleContext } from '../src/rule.js';
 
-export const schema = Obj({ ...envelope, spec: Opt(RawObject()), status: Opt(RawObject()) });
+/** Remedy's cluster affinity has only clusterNames; fieldSelector, labelSelector and exclude are unknown fields here. */
+const RemedyClusterAffinity = Obj({ clusterNames: Opt(StrList()) });
+
+const ClusterConditionRequirement = Obj({
+  conditionType: ReqStr(),
+  conditionStatus: ReqStr(),
+  operator: Enum(['Equal', 'NotEqual']),
+});
+
+const DecisionMatch = Obj({ clusterConditionMatch: ClusterConditionRequirement });
+
+const RemedySpec = Obj({
+  // The permitted actions are not given (Karmada knows only TrafficControl), so any name is accepted.
+  actions: Opt(StrList()),
+  clusterAffinity: Opt(RemedyClusterAffinity),
+  decisionMatches: Opt(Arr(DecisionMatch)),
+});
+
+// The spec does not show the status content.
+export const schema = Obj({ ...envelope, spec: RemedySpec, status: Opt(RawObject()) });
 export type Remedy = Static<typeof schema>;
+
+function validate(remedy: Remedy, ctx: RuleContext): void {
+  const spec = record(remedy.spec);
+  checkUnique(ctx, list(spec.actions), (a) => a, (a, i) => duplicate(index('spec.actions', i), a));
+}
 
 export const rules: KindRules<Remedy> = {
   kind: 'Remedy',
@@ -13,4 +39,5 @@ export const rules: KindRules<Remedy> = {
   scope: 'Cluster',
   statusSubresource: true,
   schema,
+  validate,
 };

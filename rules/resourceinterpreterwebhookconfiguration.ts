@@ -1,9 +1,270 @@
-/** ResourceInterpreterWebhookConfiguration (config.<domain>/v1alpha1): PLACEHOLDER, to be replaced by the full rule module. */
-import { Obj, Opt, RawObject, envelope, type Static } from './_shared/schema.js';
-import type { KindRules } from '../src/rule.js';
+/**
+ * ResourceInterpreterWebhookConfiguration (config.<domain>/v1alpha1, cluster-scoped):
+ * registers external webhooks that interpret resources. The webhooks sit at the top
+ * level (`webhooks`), there is no `spec`.
+ */
+import { isIP } from 'node:net';
+import { Arr, Enum, Int32, Obj, Opt, RawObject, ReqStr, Str, envelope, type Static } from './_shared/schema.js';
+import { add, checkUnique, child, index, isRecord, isString, list, record } from './_shared/checks.js';
+import { duplicate, forbidden, invalid, required, type Cause } from '../src/field.js';
+import { dns1035Label, dns1123Subdomain } from '../src/checks/names.js';
+import type { DefaultContext, KindRules, Lookups, RuleContext, Service } from '../src/rule.js';
 
-export const schema = Obj({ ...envelope, spec: Opt(RawObject()), status: Opt(RawObject()) });
+/** The interpreter operations a webhook rule may name (Karmada's list; `Prune` is not among them). */
+export const INTERPRETER_OPERATIONS = [
+  '*',
+  'InterpretReplica',
+  'InterpretComponent',
+  'InterpretDependency',
+  'ReviseReplica',
+  'Retain',
+  'AggregateStatus',
+  'InterpretStatus',
+  'InterpretHealth',
+] as const;
+
+/** The ResourceInterpreterContext versions this control plane speaks. */
+export const SUPPORTED_CONTEXT_VERSIONS = ['v1alpha1'] as const;
+
+export const DEFAULT_TIMEOUT_SECONDS = 10;
+export const DEFAULT_SERVICE_PORT = 443;
+
+const ServiceReference = Obj({
+  namespace: ReqStr(),
+  name: ReqStr(),
+  path: Opt(Str()),
+  port: Opt(Int32({ minimum: 1, maximum: 65535 })),
+});
+
+const WebhookClientConfig = Obj({
+  url: Opt(Str()),
+  service: Opt(ServiceReference),
+  caBundle: Opt(Str({ format: 'byte' })),
+});
+
+const RuleWithOperations = Obj({
+  operations: Arr(Enum(INTERPRETER_OPERATIONS), { minItems: 1 }),
+  // "" is the core group.
+  apiGroups: Arr(Str(), { minItems: 1 }),
+  apiVersions: Arr(ReqStr(), { minItems: 1 }),
+  kinds: Arr(ReqStr(), { minItems: 1 }),
+});
+
+const ResourceInterpreterWebhook = Obj({
+  name: ReqStr({ format: 'fqdn' }),
+  clientConfig: WebhookClientConfig,
+  rules: Opt(Arr(RuleWithOperations)),
+  timeoutSeconds: Opt(Int32({ minimum: 1, maximum: 30 })),
+  // Emptiness is checked in validate() to give Karmada's message.
+  interpreterContextVersions: Arr(ReqStr({ format: 'dns1035-label' })),
+});
+
+export const schema = Obj({ ...envelope, webhooks: Arr(ResourceInterpreterWebhook), status: Opt(RawObject()) });
 export type ResourceInterpreterWebhookConfiguration = Static<typeof schema>;
+
+const URL_FORM = 'desired format: https://host[/path]';
+const CONTROL = /[\u0000-\u001f\u007f]/;
+/** RFC 3986 appendix B: scheme, authority, path, query, fragment; it matches every string without control characters. */
+const URI = /^(?:([^:/?#]+):)?(?:\/\/([^/?#]*))?([^?#]*)(?:\?([^#]*))?(?:#(.*))?$/;
+
+/** Whether a value counts as given for the url/service choice (an empty url counts as absent). */
+const given = (v: unknown): boolean => v !== undefined && v !== null && v !== '';
+
+/**
+ * A webhook URL: https, a host, no user info, fragment or query (Kubernetes'
+ * ValidateWebhookURL), and a host that is not an in-cluster Service name. Each
+ * problem is its own cause, as in Kubernetes.
+ */
+function checkWebhookURL(ctx: RuleContext, raw: string, path: string): void {
+  if (CONTROL.test(raw)) {
+    add(ctx, invalid(path, raw, `url must be a valid URL: invalid control character in URL; ${URL_FORM}`));
+    return;
+  }
+  const m = URI.exec(raw)!;
+  if (m[2] === undefined) {
+    // No `//authority`: scheme and host are missing together, one mistake.
+    add(ctx, invalid(path, raw, `url must be an absolute https URL with a host; ${URL_FORM}`));
+    return;
+  }
+  const scheme = m[1] ?? '';
+  const authority = m[2];
+  const query = m[4];
+  const fragment = m[5];
+  const at = authority.lastIndexOf('@');
+  const userInfo = at >= 0 ? authority.slice(0, at) : undefined;
+  const hostPort = at >= 0 ? authority.slice(at + 1) : authority;
+
+  if (scheme.toLowerCase() !== 'https') add(ctx, invalid(path, scheme, `'https' is the only allowed URL scheme; ${URL_FORM}`));
+  const host = hostOf(hostPort);
+  const hostProblem = host === '' ? undefined : hostPortError(hostPort);
+  if (host === '') add(ctx, invalid(path, '', `host must be specified; ${URL_FORM}`));
+  else if (hostProblem) add(ctx, invalid(path, raw, `url must be a valid URL: ${hostProblem}; ${URL_FORM}`));
+  else if (isInClusterServiceHost(host)) {
+    add(ctx, invalid(path, host, 'the host refers to an in-cluster service: use clientConfig.service for a webhook inside the cluster'));
+  }
+  if (userInfo !== undefined) add(ctx, invalid(path, userInfo, 'user information is not permitted in the URL'));
+  if (fragment !== undefined) add(ctx, invalid(path, fragment, 'fragments are not permitted in the URL'));
+  if (query !== undefined) add(ctx, invalid(path, query, 'query parameters are not permitted in the URL'));
+}
+
+const HOST_PORT = /^(\[[^\]]*\]|[^:[\]]*)(?::(\d*))?$/;
+
+const hostOf = (hostPort: string): string => HOST_PORT.exec(hostPort)?.[1]?.replace(/^\[(.*)\]$/, '$1') ?? hostPort;
+
+/** The host must be a DNS name or an IP address; a port, when given, 1..65535. */
+function hostPortError(hostPort: string): string | undefined {
+  const m = HOST_PORT.exec(hostPort);
+  if (!m) return `invalid host or port "${hostPort}"`;
+  const bracketed = m[1]!.startsWith('[');
+  const host = hostOf(hostPort);
+  const port = m[2];
+  if (bracketed ? isIP(host) !== 6 : isIP(host) === 0 && dns1123Subdomain(host.toLowerCase().replace(/\.$/, '')) !== undefined) {
+    return `host "${host}" is neither a DNS name nor an IP address`;
+  }
+  if (port !== undefined && port !== '' && (Number(port) < 1 || Number(port) > 65535)) return `port ${port} must be between 1 and 65535, inclusive`;
+  return undefined;
+}
+
+/**
+ * `<service>.<namespace>.svc` and `...svc.cluster.local`. Clusters with another
+ * cluster domain are not recognised: a `.svc.` label inside an external name is
+ * not proof enough to reject it.
+ */
+function isInClusterServiceHost(host: string): boolean {
+  const h = host.toLowerCase().replace(/\.$/, '');
+  return h.endsWith('.svc') || h.endsWith('.svc.cluster.local');
+}
+
+/** Kubernetes' service path rules: `/`-separated DNS-1123 subdomain segments, one trailing `/` ignored. */
+function servicePathError(path: string): string | undefined {
+  if (path === '' || path === '/') return undefined;
+  const problems: string[] = [];
+  if (!path.startsWith('/')) problems.push("must start with a '/'");
+  let rest = path.startsWith('/') ? path.slice(1) : path;
+  if (rest.endsWith('/')) rest = rest.slice(0, -1);
+  rest.split('/').forEach((segment, i) => {
+    if (segment === '') problems.push(`segment[${i}] may not be empty`);
+    else {
+      const p = dns1123Subdomain(segment);
+      if (p) problems.push(`segment[${i}]: ${p}`);
+    }
+  });
+  return problems.length ? problems.join('; ') : undefined;
+}
+
+function checkClientConfig(ctx: RuleContext, clientConfig: unknown, path: string): void {
+  if (!isRecord(clientConfig)) return; // missing or not an object: the schema reports it
+  const hasURL = given(clientConfig.url);
+  const hasService = given(clientConfig.service);
+  if (!hasURL && !hasService) add(ctx, required(path, 'exactly one of url or service is required'));
+  if (hasURL && hasService) {
+    add(ctx, forbidden(path, 'url and service are mutually exclusive; set url for a webhook outside the cluster or service for one inside it, not both'));
+  }
+  if (isString(clientConfig.url) && clientConfig.url !== '') checkWebhookURL(ctx, clientConfig.url, child(path, 'url'));
+  const service = record(clientConfig.service);
+  if (isString(service.path)) {
+    const problem = servicePathError(service.path);
+    if (problem) add(ctx, invalid(child(child(path, 'service'), 'path'), service.path, problem));
+  }
+}
+
+function checkRule(ctx: RuleContext, rule: unknown, path: string): void {
+  const r = record(rule);
+  const wildcard: [field: string, what: string][] = [
+    ['operations', 'operations'],
+    ['apiGroups', 'API groups'],
+    ['apiVersions', 'API versions'],
+    ['kinds', 'kinds'],
+  ];
+  for (const [field, what] of wildcard) {
+    const values = list(r[field]);
+    if (values.length > 1 && values.includes('*')) add(ctx, invalid(child(path, field), values, `if '*' is present, must not specify other ${what}`));
+  }
+}
+
+function checkContextVersions(ctx: RuleContext, versions: unknown, path: string): void {
+  if (!Array.isArray(versions)) return; // missing or not a list: the schema reports it
+  if (versions.length === 0) {
+    add(ctx, required(path, `must specify one of ${SUPPORTED_CONTEXT_VERSIONS.join(', ')}`));
+    return;
+  }
+  checkUnique(ctx, versions, (v) => v, (v, k) => duplicate(index(path, k), v, 'duplicate version'));
+  // A malformed element (reported by the schema) may be the supported version mistyped; don't pile on.
+  const wellFormed = versions.every((v) => isString(v) && v !== '' && dns1035Label(v) === undefined);
+  if (wellFormed && !versions.some((v) => (SUPPORTED_CONTEXT_VERSIONS as readonly unknown[]).includes(v))) {
+    add(ctx, invalid(path, versions, `must include at least one of ${SUPPORTED_CONTEXT_VERSIONS.join(', ')}`));
+  }
+}
+
+function validate(config: ResourceInterpreterWebhookConfiguration, ctx: RuleContext): void {
+  const webhooks = list(config.webhooks);
+  checkUnique(ctx, webhooks, (w) => record(w).name, (w, i) => duplicate(child(index('webhooks', i), 'name'), record(w).name));
+  webhooks.forEach((webhook, i) => {
+    const w = record(webhook);
+    const path = index('webhooks', i);
+    checkClientConfig(ctx, w.clientConfig, child(path, 'clientConfig'));
+    list(w.rules).forEach((rule, j) => checkRule(ctx, rule, index(child(path, 'rules'), j)));
+    checkContextVersions(ctx, w.interpreterContextVersions, child(path, 'interpreterContextVersions'));
+  });
+}
+
+interface ServiceUse {
+  path: string;
+  namespace: string;
+  name: string;
+}
+
+function serviceUses(config: ResourceInterpreterWebhookConfiguration): ServiceUse[] {
+  const uses: ServiceUse[] = [];
+  list(config.webhooks).forEach((webhook, i) => {
+    const service = record(record(record(webhook).clientConfig).service);
+    if (isString(service.namespace) && service.namespace !== '' && isString(service.name) && service.name !== '') {
+      uses.push({ path: child(child(index('webhooks', i), 'clientConfig'), 'service'), namespace: service.namespace, name: service.name });
+    }
+  });
+  return uses;
+}
+
+function headlessCause(use: ServiceUse, service: Service | undefined): Cause | undefined {
+  if (service?.spec?.clusterIP !== 'None') return undefined;
+  return invalid(
+    use.path,
+    `${use.namespace}/${use.name}`,
+    'cannot route to service with ClusterIP "None": point clientConfig.service at a Service with a cluster IP (ClusterIP, NodePort, LoadBalancer) or an ExternalName Service, or use clientConfig.url',
+  );
+}
+
+/** Spec clientConfig rule 2: a Service whose ClusterIP is `None` cannot carry the webhook calls. */
+function validateWithLookups(config: ResourceInterpreterWebhookConfiguration, lookups: Lookups, ctx: RuleContext): void | Promise<void> {
+  if (!lookups.getService) return;
+  const pending: Promise<void>[] = [];
+  for (const use of serviceUses(config)) {
+    const found = lookups.getService(use.namespace, use.name);
+    const report = (service: Service | undefined) => {
+      const cause = headlessCause(use, service);
+      if (cause) add(ctx, cause);
+    };
+    if (found instanceof Promise) pending.push(found.then(report));
+    else report(found);
+  }
+  if (pending.length) return Promise.all(pending).then(() => undefined);
+}
+
+function lookupsApply(config: ResourceInterpreterWebhookConfiguration): boolean {
+  return serviceUses(config).length > 0;
+}
+
+/** The spec's defaults: timeoutSeconds 10, service.port 443. */
+function defaults(config: ResourceInterpreterWebhookConfiguration, _ctx: DefaultContext): void {
+  for (const webhook of list(config.webhooks)) {
+    if (!isRecord(webhook)) continue;
+    if (webhook.timeoutSeconds === undefined) webhook.timeoutSeconds = DEFAULT_TIMEOUT_SECONDS;
+    const clientConfig = webhook.clientConfig;
+    if (isRecord(clientConfig) && isRecord(clientConfig.service) && clientConfig.service.port === undefined) {
+      clientConfig.service.port = DEFAULT_SERVICE_PORT;
+    }
+  }
+}
 
 export const rules: KindRules<ResourceInterpreterWebhookConfiguration> = {
   kind: 'ResourceInterpreterWebhookConfiguration',
@@ -13,4 +274,9 @@ export const rules: KindRules<ResourceInterpreterWebhookConfiguration> = {
   scope: 'Cluster',
   statusSubresource: true,
   schema,
+  validate,
+  validateWithLookups,
+  lookupsNeeded: 'the Service behind clientConfig.service (ClusterIP "None" check)',
+  lookupsApply,
+  defaults,
 };

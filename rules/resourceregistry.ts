@@ -1,9 +1,105 @@
-/** ResourceRegistry (search.<domain>/v1alpha1): PLACEHOLDER, to be replaced by the full rule module. */
-import { Obj, Opt, RawObject, envelope, type Static } from './_shared/schema.js';
-import type { KindRules } from '../src/rule.js';
+/** ResourceRegistry (search.<domain>/v1alpha1, cluster-scoped): which resources of which clusters are cached, and where. */
+import { Arr, ClusterAffinity, Condition, LocalSecretReference, Obj, Opt, ReqStr, Str, envelope, type Static } from './_shared/schema.js';
+import { add, checkClusterAffinity, checkConditions, checkUnique, child, index, isRecord, isString, list, record } from './_shared/checks.js';
+import { duplicate, forbidden, invalid } from '../src/field.js';
+import { dns1123Label } from '../src/checks/names.js';
+import type { KindRules, RuleContext } from '../src/rule.js';
 
-export const schema = Obj({ ...envelope, spec: Opt(RawObject()), status: Opt(RawObject()) });
+const ResourceSelector = Obj({
+  apiVersion: ReqStr({ format: 'group-version' }),
+  kind: ReqStr(),
+  // Empty means all namespaces, so the DNS-label check is in validate, not a format.
+  namespace: Opt(Str()),
+});
+
+/** The search-engine backend; the secret named by secretRef holds `userName` and `password`. */
+const SearchEngineConfig = Obj({
+  addresses: Arr(ReqStr(), { minItems: 1 }),
+  secretRef: LocalSecretReference,
+});
+
+/**
+ * The spec names the member `searchEngine`; Karmada (and the objects already written
+ * for it) name it `openSearch`. Both are accepted, one at a time.
+ */
+const BackendStoreConfig = Obj({
+  searchEngine: Opt(SearchEngineConfig),
+  openSearch: Opt(SearchEngineConfig),
+});
+
+const ResourceRegistrySpec = Obj({
+  resourceSelectors: Arr(ResourceSelector, { minItems: 1 }),
+  targetCluster: ClusterAffinity,
+  backendStore: Opt(BackendStoreConfig),
+});
+
+const ResourceRegistryStatus = Obj({ conditions: Opt(Arr(Condition)) });
+
+export const schema = Obj({ ...envelope, spec: ResourceRegistrySpec, status: Opt(ResourceRegistryStatus) });
 export type ResourceRegistry = Static<typeof schema>;
+
+const BACKEND_MEMBERS = ['searchEngine', 'openSearch'] as const;
+
+function addressError(address: string): string | undefined {
+  const problem = 'must be a valid http or https URL with non-empty scheme and host';
+  let url: URL;
+  try {
+    url = new URL(address);
+  } catch {
+    return problem;
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return `${problem}; the scheme is "${url.protocol.replace(/:$/, '')}"`;
+  return url.hostname === '' ? problem : undefined;
+}
+
+function checkSelectors(ctx: RuleContext, selectors: unknown, path: string): void {
+  const items = list(selectors);
+  items.forEach((s, i) => {
+    const namespace = record(s).namespace;
+    if (isString(namespace) && namespace !== '') {
+      const problem = dns1123Label(namespace);
+      if (problem) add(ctx, invalid(child(index(path, i), 'namespace'), namespace, problem));
+    }
+  });
+  checkUnique(
+    ctx,
+    items,
+    (s) => {
+      const r = record(s);
+      if (!isString(r.apiVersion) || r.apiVersion === '' || !isString(r.kind) || r.kind === '') return undefined;
+      return [r.apiVersion, r.kind, isString(r.namespace) ? r.namespace : ''];
+    },
+    (s, i) => duplicate(index(path, i), s, 'each resource type and namespace may be selected only once'),
+  );
+}
+
+function checkBackendStore(ctx: RuleContext, backendStore: unknown, path: string): void {
+  const store = record(backendStore);
+  if (isRecord(store.searchEngine) && isRecord(store.openSearch)) {
+    add(ctx, forbidden(child(path, 'openSearch'), 'may not be set together with spec.backendStore.searchEngine; they are the same setting'));
+  }
+  for (const member of BACKEND_MEMBERS) {
+    const addressesPath = child(child(path, member), 'addresses');
+    const addresses = list(record(store[member]).addresses);
+    addresses.forEach((a, i) => {
+      if (!isString(a) || a === '') return;
+      const problem = addressError(a);
+      if (problem) add(ctx, invalid(index(addressesPath, i), a, problem));
+    });
+    checkUnique(ctx, addresses, (a) => (isString(a) ? a : undefined), (a, i) => duplicate(index(addressesPath, i), a));
+  }
+}
+
+function validate(registry: ResourceRegistry, ctx: RuleContext): void {
+  const spec = record(registry.spec);
+  checkSelectors(ctx, spec.resourceSelectors, 'spec.resourceSelectors');
+  if (isRecord(spec.targetCluster)) checkClusterAffinity(ctx, spec.targetCluster, 'spec.targetCluster');
+  checkBackendStore(ctx, spec.backendStore, 'spec.backendStore');
+}
+
+function validateStatus(registry: ResourceRegistry, ctx: RuleContext): void {
+  checkConditions(ctx, record(registry.status).conditions, 'status.conditions');
+}
 
 export const rules: KindRules<ResourceRegistry> = {
   kind: 'ResourceRegistry',
@@ -13,4 +109,6 @@ export const rules: KindRules<ResourceRegistry> = {
   scope: 'Cluster',
   statusSubresource: true,
   schema,
+  validate,
+  validateStatus,
 };

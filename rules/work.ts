@@ -1,9 +1,105 @@
-/** Work (work.<domain>/v1alpha1): PLACEHOLDER, to be replaced by the full rule module. */
-import { Obj, Opt, RawObject, envelope, type Static } from './_shared/schema.js';
-import type { KindRules } from '../src/rule.js';
+/** Work (work.<domain>/v1alpha1, namespaced): manifests to deploy on one member cluster, with per-manifest status. */
+import { Arr, Bool, Condition, Enum, INT32_MAX, Int32, Obj, Opt, RawObject, RawValue, ReqStr, Str, envelope, type Static } from './_shared/schema.js';
+import { add, checkConditions, child, index, isInt, isRecord, isString, list, record } from './_shared/checks.js';
+import { duplicate, invalid, required } from '../src/field.js';
+import type { KindRules, RuleContext } from '../src/rule.js';
 
-export const schema = Obj({ ...envelope, spec: Opt(RawObject()), status: Opt(RawObject()) });
+export const RESOURCE_HEALTH = ['Healthy', 'Unhealthy', 'Unknown'] as const;
+
+const WorkSpec = Obj({
+  // Manifests are arbitrary Kubernetes objects; only what makes them applicable is checked below.
+  workload: Opt(Obj({ manifests: Opt(Arr(RawObject())) })),
+  preserveResourcesOnDeletion: Opt(Bool()),
+  suspendDispatching: Opt(Bool()),
+});
+
+const ResourceIdentifier = Obj({
+  ordinal: Int32({ minimum: 0 }),
+  group: Opt(Str()),
+  version: ReqStr(),
+  kind: ReqStr(),
+  resource: ReqStr(),
+  namespace: Opt(Str()),
+  name: ReqStr(),
+});
+
+const ManifestStatus = Obj({
+  identifier: ResourceIdentifier,
+  status: Opt(RawValue()),
+  health: Opt(Enum(RESOURCE_HEALTH)),
+});
+
+const WorkStatus = Obj({
+  conditions: Opt(Arr(Condition)),
+  manifestStatuses: Opt(Arr(ManifestStatus)),
+});
+
+export const schema = Obj({ ...envelope, spec: WorkSpec, status: Opt(WorkStatus) });
 export type Work = Static<typeof schema>;
+
+const MANIFESTS = 'spec.workload.manifests';
+
+/** A string field every manifest needs: missing or empty is Required, another type Invalid. */
+function requireString(ctx: RuleContext, value: unknown, path: string, detail: string): boolean {
+  if (isString(value) && value !== '') return true;
+  if (value === undefined || value === null || value === '') add(ctx, required(path, detail));
+  else add(ctx, invalid(path, value, 'must be a string'));
+  return false;
+}
+
+/** The manifest's identity on the member cluster, or undefined when it has none yet (generateName) or is malformed. */
+function manifestKey(ctx: RuleContext, manifest: unknown, path: string): string | undefined {
+  if (!isRecord(manifest)) return undefined; // the schema reports non-objects
+  const hasKind = requireString(ctx, manifest.kind, child(path, 'kind'), "Object 'Kind' is missing: the member cluster cannot apply the manifest");
+  const hasApiVersion = requireString(ctx, manifest.apiVersion, child(path, 'apiVersion'), 'the member cluster cannot apply a manifest without apiVersion');
+  const metadataPath = child(path, 'metadata');
+  if (manifest.metadata !== undefined && !isRecord(manifest.metadata)) {
+    add(ctx, invalid(metadataPath, manifest.metadata, 'must be an object'));
+    return undefined;
+  }
+  const metadata = record(manifest.metadata);
+  const generated = isString(metadata.generateName) && metadata.generateName !== '';
+  if (generated && (metadata.name === undefined || metadata.name === '')) return undefined;
+  const hasName = requireString(ctx, metadata.name, child(metadataPath, 'name'), 'name or generateName is required');
+  if (!hasKind || !hasApiVersion || !hasName) return undefined;
+  // Two versions of one group are the same object: compare by group, not apiVersion.
+  const apiVersion = manifest.apiVersion as string;
+  const group = apiVersion.includes('/') ? apiVersion.slice(0, apiVersion.indexOf('/')) : '';
+  const namespace = isString(metadata.namespace) ? metadata.namespace : '';
+  return JSON.stringify([group, manifest.kind, namespace, metadata.name]);
+}
+
+function validate(work: Work, ctx: RuleContext): void {
+  const seen = new Set<string>();
+  list(record(record(work.spec).workload).manifests).forEach((manifest, k) => {
+    const path = index(MANIFESTS, k);
+    const id = manifestKey(ctx, manifest, path);
+    if (id === undefined) return;
+    if (seen.has(id)) {
+      const [group, kind, namespace, name] = JSON.parse(id) as string[];
+      add(ctx, duplicate(path, { group, kind, namespace, name }, 'a manifest may appear once per group, kind, namespace and name'));
+    } else seen.add(id);
+  });
+}
+
+function validateStatus(work: Work, ctx: RuleContext): void {
+  const status = record(work.status);
+  checkConditions(ctx, status.conditions, 'status.conditions');
+  const manifests = record(record(work.spec).workload).manifests;
+  const count = Array.isArray(manifests) ? manifests.length : 0;
+  const seen = new Set<number>();
+  list(status.manifestStatuses).forEach((manifestStatus, i) => {
+    const ordinal = record(record(manifestStatus).identifier).ordinal;
+    if (!isInt(ordinal) || ordinal < 0 || ordinal > INT32_MAX) return; // the schema reports it
+    const path = child(child(index('status.manifestStatuses', i), 'identifier'), 'ordinal');
+    if (count > 0 && ordinal >= count) {
+      add(ctx, invalid(path, ordinal, `must index spec.workload.manifests (0 to ${count - 1}): the ordinal is the manifest's position in that list`));
+      return;
+    }
+    if (seen.has(ordinal)) add(ctx, duplicate(path, ordinal, 'each manifest has one status'));
+    else seen.add(ordinal);
+  });
+}
 
 export const rules: KindRules<Work> = {
   kind: 'Work',
@@ -13,4 +109,6 @@ export const rules: KindRules<Work> = {
   scope: 'Namespaced',
   statusSubresource: true,
   schema,
+  validate,
+  validateStatus,
 };

@@ -1,9 +1,71 @@
-/** WorkloadRebalancer (apps.<domain>/v1alpha1): PLACEHOLDER, to be replaced by the full rule module. */
-import { Obj, Opt, RawObject, envelope, type Static } from './_shared/schema.js';
-import type { KindRules } from '../src/rule.js';
+/** WorkloadRebalancer (apps.<domain>/v1alpha1, cluster-scoped): a job that reschedules the listed workloads. */
+import { Arr, Int32, Int64, Obj, Opt, ReqStr, Str, Time, Type, envelope, type Static } from './_shared/schema.js';
+import { add, checkUnique, child, index, isString, list, record } from './_shared/checks.js';
+import { duplicate, invalid, required } from '../src/field.js';
+import { dns1123Label } from '../src/checks/names.js';
+import type { KindRules, RuleContext } from '../src/rule.js';
 
-export const schema = Obj({ ...envelope, spec: Opt(RawObject()), status: Opt(RawObject()) });
+/** A workload by apiVersion, kind, name and (for namespaced kinds) namespace. */
+const ObjectReference = Obj({
+  apiVersion: ReqStr({ format: 'group-version' }),
+  kind: ReqStr(),
+  name: ReqStr({ format: 'path-segment-name' }),
+  // Empty means a cluster-scoped workload, so the DNS-label check is in checkNamespace, not a format.
+  namespace: Opt(Str()),
+});
+type ObjectReference = Static<typeof ObjectReference>;
+
+/**
+ * `workloads:` with no value is null in YAML; the schema lets null through so that it is
+ * reported as the missing list it is (errors #7: nil or empty), not as a type mismatch.
+ */
+const Workloads = Type.Unsafe<ObjectReference[] | null>({ type: ['array', 'null'], items: ObjectReference, minItems: 1 });
+
+const WorkloadRebalancerSpec = Obj({
+  workloads: Workloads,
+  ttlSecondsAfterFinished: Opt(Int32({ minimum: 0 })),
+});
+
+const ObservedWorkload = Obj({ workload: ObjectReference, result: Opt(Str()), reason: Opt(Str()) });
+
+const WorkloadRebalancerStatus = Obj({
+  finishTime: Opt(Time()),
+  observedGeneration: Opt(Int64({ minimum: 0 })),
+  observedWorkloads: Opt(Arr(ObservedWorkload)),
+});
+
+export const schema = Obj({ ...envelope, spec: WorkloadRebalancerSpec, status: Opt(WorkloadRebalancerStatus) });
 export type WorkloadRebalancer = Static<typeof schema>;
+
+function checkNamespace(ctx: RuleContext, reference: unknown, path: string): void {
+  const namespace = record(reference).namespace;
+  if (!isString(namespace) || namespace === '') return;
+  const problem = dns1123Label(namespace);
+  if (problem) add(ctx, invalid(child(path, 'namespace'), namespace, problem));
+}
+
+/** The identity of a referenced workload; undefined until apiVersion, kind and name are all given. */
+function workloadKey(reference: unknown): string[] | undefined {
+  const r = record(reference);
+  if (![r.apiVersion, r.kind, r.name].every((v) => isString(v) && v !== '')) return undefined;
+  return [r.apiVersion, r.kind, isString(r.namespace) ? r.namespace : '', r.name] as string[];
+}
+
+function validate(rebalancer: WorkloadRebalancer, ctx: RuleContext): void {
+  const spec = record(rebalancer.spec);
+  const path = 'spec.workloads';
+  if (spec.workloads === null) add(ctx, required(path, 'must list at least one workload'));
+  const workloads = list(spec.workloads);
+  workloads.forEach((w, i) => checkNamespace(ctx, w, index(path, i)));
+  checkUnique(ctx, workloads, workloadKey, (w, i) => duplicate(index(path, i), w, 'each workload may be listed only once'));
+}
+
+function validateStatus(rebalancer: WorkloadRebalancer, ctx: RuleContext): void {
+  const status = record(rebalancer.status);
+  list(status.observedWorkloads).forEach((o, i) => {
+    checkNamespace(ctx, record(o).workload, child(index('status.observedWorkloads', i), 'workload'));
+  });
+}
 
 export const rules: KindRules<WorkloadRebalancer> = {
   kind: 'WorkloadRebalancer',
@@ -13,4 +75,6 @@ export const rules: KindRules<WorkloadRebalancer> = {
   scope: 'Cluster',
   statusSubresource: true,
   schema,
+  validate,
+  validateStatus,
 };

@@ -74,7 +74,9 @@ export function checkClusterAffinity(ctx: RuleContext, affinity: unknown, path: 
   const a = record(affinity);
   const fieldSelector = record(a.fieldSelector);
   list(fieldSelector.matchExpressions).forEach((expr, i) => {
-    checkRequirementValues(ctx, expr, index(child(child(path, 'fieldSelector'), 'matchExpressions'), i));
+    // Cluster field selectors only know In and NotIn; the schema reports any other operator.
+    const operator = record(expr).operator;
+    if (operator === 'In' || operator === 'NotIn') checkRequirementValues(ctx, expr, index(child(child(path, 'fieldSelector'), 'matchExpressions'), i));
   });
   if (a.labelSelector !== undefined) checkLabelSelector(ctx, a.labelSelector, child(path, 'labelSelector'));
 }

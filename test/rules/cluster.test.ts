@@ -3,47 +3,7 @@ import { validate, applyDefaults } from '../../src/index.js';
 import { defaultResourceModels } from '../../rules/cluster.js';
 import { changed, expectCauses, Duplicate, Forbidden, Invalid, NotSupported, Required, TooLong, type Case } from '../helpers.js';
 
-const cluster = {
-  apiVersion: 'cluster.karmada.io/v1alpha1',
-  kind: 'Cluster',
-  metadata: { name: 'member1', labels: { 'topology.example.com/site': 'fra-1' } },
-  spec: {
-    syncMode: 'Push',
-    apiEndpoint: 'https://172.18.0.3:6443',
-    id: '6f4a2b8e-1c3d-4e5f-8a9b-0c1d2e3f4a5b',
-    secretRef: { namespace: 'karmada-cluster', name: 'member1' },
-    impersonatorSecretRef: { namespace: 'karmada-cluster', name: 'member1-impersonator' },
-    insecureSkipTLSVerification: false,
-    provider: 'aws',
-    region: 'eu-central-1',
-    zones: ['eu-central-1a', 'eu-central-1b'],
-    proxyURL: 'socks5://proxy.internal:1080',
-    proxyHeader: { 'Proxy-Authorization': 'Basic abc' },
-    taints: [
-      { key: 'cluster.karmada.io/not-ready', effect: 'NoSchedule' },
-      { key: 'maintenance', value: 'planned', effect: 'NoExecute', timeAdded: '2026-11-01T10:00:00Z' },
-      { key: 'expensive', effect: 'PreferNoSchedule' },
-    ],
-    resourceModels: [
-      { grade: 0, ranges: [{ name: 'cpu', min: '0', max: '1' }, { name: 'memory', min: '0', max: '4Gi' }] },
-      { grade: 1, ranges: [{ name: 'cpu', min: '1000m', max: '2' }, { name: 'memory', min: '4096Mi', max: '16Gi' }] },
-      { grade: 2, ranges: [{ name: 'cpu', min: '2', max: '4' }, { name: 'memory', min: '16Gi', max: '9223372036854775807' }] },
-    ],
-  },
-  status: {
-    kubernetesVersion: 'v1.31.2',
-    conditions: [
-      { type: 'Ready', status: 'True', reason: 'ClusterReady', message: 'cluster is healthy and ready to accept workloads', lastTransitionTime: '2026-11-20T08:00:00Z' },
-    ],
-    apiEnablements: [{ groupVersion: 'apps/v1', resources: [{ kind: 'Deployment', name: 'deployments' }] }],
-    nodeSummary: { totalNum: 3, readyNum: 3 },
-    resourceSummary: {
-      allocatable: { cpu: '12', memory: '48Gi', pods: '330' },
-      allocated: { cpu: '3500m', memory: '10Gi' },
-      allocatableModelings: [{ grade: 0, count: 1 }, { grade: 2, count: 2 }],
-    },
-  },
-};
+import { cluster } from '../fixtures/cluster.js';
 
 describe('Cluster', () => {
   it('accepts a realistic cluster with taints, zones and resource models', () => {

@@ -1,0 +1,125 @@
+import { describe, expect, it } from 'vitest';
+import { validate } from '../../src/index.js';
+import { changed, expectCauses, Duplicate, Forbidden, Invalid, NotSupported, Required, type Case } from '../helpers.js';
+
+import { registry } from '../fixtures/resourceregistry.js';
+
+/** The same registry with the backend under the spec's name. */
+const withSearchEngine = changed(registry, (o) => {
+  o.spec.backendStore = { searchEngine: o.spec.backendStore.openSearch };
+});
+
+describe('ResourceRegistry', () => {
+  it('accepts a realistic registry with an openSearch backend', () => {
+    const result = expectCauses(registry, []);
+    expect(result.warnings).toEqual([]);
+  });
+
+  it('accepts the same registry with the backend named searchEngine', () => {
+    const result = expectCauses(withSearchEngine, []);
+    expect(result.warnings).toEqual([]);
+  });
+
+  const cases: Case[] = [
+    // metadata
+    { name: 'namespace on a cluster-scoped kind', edit: (o) => (o.metadata.namespace = 'default'), want: [Forbidden('metadata.namespace')] },
+    { name: 'name not a subdomain', edit: (o) => (o.metadata.name = 'Cache'), want: [Invalid('metadata.name')] },
+    // spec
+    { name: 'spec missing', edit: (o) => delete o.spec, want: [Required('spec')] },
+    { name: 'spec empty', edit: (o) => (o.spec = {}), want: [Required('spec.resourceSelectors'), Required('spec.targetCluster')] },
+    // resourceSelectors
+    { name: 'resourceSelectors missing', edit: (o) => delete o.spec.resourceSelectors, want: [Required('spec.resourceSelectors')] },
+    { name: 'resourceSelectors empty', edit: (o) => (o.spec.resourceSelectors = []), want: [Required('spec.resourceSelectors')] },
+    { name: 'a single selector', edit: (o) => o.spec.resourceSelectors.pop(), want: [] },
+    { name: 'selector without apiVersion', edit: (o) => delete o.spec.resourceSelectors[0].apiVersion, want: [Required('spec.resourceSelectors[0].apiVersion')] },
+    { name: 'selector with empty kind', edit: (o) => (o.spec.resourceSelectors[0].kind = ''), want: [Required('spec.resourceSelectors[0].kind')] },
+    { name: 'selector apiVersion a/b/c', edit: (o) => (o.spec.resourceSelectors[0].apiVersion = 'a/b/c'), want: [Invalid('spec.resourceSelectors[0].apiVersion')] },
+    { name: 'selector core apiVersion v1', edit: (o) => (o.spec.resourceSelectors[0].apiVersion = 'v1'), want: [] },
+    { name: 'selector namespace not a label', edit: (o) => (o.spec.resourceSelectors[1].namespace = 'Shop'), want: [Invalid('spec.resourceSelectors[1].namespace')] },
+    { name: 'selector namespace empty (all namespaces)', edit: (o) => (o.spec.resourceSelectors[1].namespace = ''), want: [] },
+    { name: 'selector unknown field', edit: (o) => (o.spec.resourceSelectors[0].name = 'x'), want: [Forbidden('spec.resourceSelectors[0].name')], options: { strict: true } },
+    { name: 'duplicate selector', edit: (o) => o.spec.resourceSelectors.push({ apiVersion: 'v1', kind: 'Pod', namespace: 'shop' }), want: [Duplicate('spec.resourceSelectors[2]')] },
+    {
+      name: 'duplicate selector, namespace empty vs absent',
+      edit: (o) => o.spec.resourceSelectors.push({ apiVersion: 'apps/v1', kind: 'Deployment', namespace: '' }),
+      want: [Duplicate('spec.resourceSelectors[2]')],
+    },
+    { name: 'same kind in another namespace', edit: (o) => o.spec.resourceSelectors.push({ apiVersion: 'v1', kind: 'Pod', namespace: 'billing' }), want: [] },
+    { name: 'same kind in all namespaces and one', edit: (o) => o.spec.resourceSelectors.push({ apiVersion: 'v1', kind: 'Pod' }), want: [] },
+    // targetCluster
+    { name: 'targetCluster missing', edit: (o) => delete o.spec.targetCluster, want: [Required('spec.targetCluster')] },
+    { name: 'targetCluster empty (all clusters)', edit: (o) => (o.spec.targetCluster = {}), want: [] },
+    { name: 'field selector key unsupported', edit: (o) => (o.spec.targetCluster.fieldSelector.matchExpressions[0].key = 'name'), want: [NotSupported('spec.targetCluster.fieldSelector.matchExpressions[0].key')] },
+    { name: 'field selector key zone', edit: (o) => (o.spec.targetCluster.fieldSelector.matchExpressions[0].key = 'zone'), want: [] },
+    { name: 'field selector operator Exists', edit: (o) => (o.spec.targetCluster.fieldSelector.matchExpressions[0] = { key: 'provider', operator: 'Exists' }), want: [NotSupported('spec.targetCluster.fieldSelector.matchExpressions[0].operator')] },
+    { name: 'field selector operator NotIn', edit: (o) => (o.spec.targetCluster.fieldSelector.matchExpressions[0].operator = 'NotIn'), want: [] },
+    { name: 'field selector In without values', edit: (o) => delete o.spec.targetCluster.fieldSelector.matchExpressions[0].values, want: [Required('spec.targetCluster.fieldSelector.matchExpressions[0].values')] },
+    { name: 'label selector bad value', edit: (o) => (o.spec.targetCluster.labelSelector.matchLabels.environment = 'prod env'), want: [Invalid('spec.targetCluster.labelSelector.matchLabels[environment]')] },
+    { name: 'label selector Exists with values', edit: (o) => (o.spec.targetCluster.labelSelector.matchExpressions[0].operator = 'Exists'), want: [Forbidden('spec.targetCluster.labelSelector.matchExpressions[0].values')] },
+    { name: 'label selector unsupported operator', edit: (o) => (o.spec.targetCluster.labelSelector.matchExpressions[0].operator = 'Gt'), want: [NotSupported('spec.targetCluster.labelSelector.matchExpressions[0].operator')] },
+    { name: 'clusterNames not strings', edit: (o) => (o.spec.targetCluster.clusterNames = [1]), want: [Invalid('spec.targetCluster.clusterNames[0]')] },
+    // backendStore
+    { name: 'no backendStore', edit: (o) => delete o.spec.backendStore, want: [] },
+    { name: 'both backend names', edit: (o) => (o.spec.backendStore.searchEngine = structuredClone(o.spec.backendStore.openSearch)), want: [Forbidden('spec.backendStore.openSearch')] },
+    { name: 'unknown backend', edit: (o) => (o.spec.backendStore.elasticsearch = {}), want: [Forbidden('spec.backendStore.elasticsearch')], options: { strict: true } },
+    { name: 'addresses missing', edit: (o) => delete o.spec.backendStore.openSearch.addresses, want: [Required('spec.backendStore.openSearch.addresses')] },
+    { name: 'addresses empty', edit: (o) => (o.spec.backendStore.openSearch.addresses = []), want: [Required('spec.backendStore.openSearch.addresses')] },
+    { name: 'address empty', edit: (o) => (o.spec.backendStore.openSearch.addresses[1] = ''), want: [Required('spec.backendStore.openSearch.addresses[1]')] },
+    ...['http://10.0.0.7:9200', 'https://[fd00::7]:9200', 'https://search.example.com', 'http://opensearch:9200/prefix'].map(
+      (address): Case => ({ name: `address ${address}`, edit: (o) => (o.spec.backendStore.openSearch.addresses[1] = address), want: [] }),
+    ),
+    ...['opensearch:9200', 'ftp://opensearch:21', 'https://', '10.0.0.7:9200', 'file:///tmp/index', 'not a url'].map(
+      (address): Case => ({ name: `address ${address}`, edit: (o) => (o.spec.backendStore.openSearch.addresses[1] = address), want: [Invalid('spec.backendStore.openSearch.addresses[1]')] }),
+    ),
+    { name: 'duplicate address', edit: (o) => o.spec.backendStore.openSearch.addresses.push('https://opensearch-0.search.svc:9200'), want: [Duplicate('spec.backendStore.openSearch.addresses[2]')] },
+    { name: 'secretRef missing', edit: (o) => delete o.spec.backendStore.openSearch.secretRef, want: [Required('spec.backendStore.openSearch.secretRef')] },
+    { name: 'secretRef without namespace', edit: (o) => delete o.spec.backendStore.openSearch.secretRef.namespace, want: [Required('spec.backendStore.openSearch.secretRef.namespace')] },
+    { name: 'secretRef with empty name', edit: (o) => (o.spec.backendStore.openSearch.secretRef.name = ''), want: [Required('spec.backendStore.openSearch.secretRef.name')] },
+    // status
+    { name: 'condition status unsupported', edit: (o) => (o.status.conditions[0].status = 'Yes'), want: [NotSupported('status.conditions[0].status')] },
+    { name: 'condition reason empty', edit: (o) => (o.status.conditions[0].reason = ''), want: [Required('status.conditions[0].reason')] },
+    { name: 'duplicate condition type', edit: (o) => o.status.conditions.push({ ...o.status.conditions[0] }), want: [Duplicate('status.conditions[1].type')] },
+    { name: 'two condition types', edit: (o) => o.status.conditions.push({ ...o.status.conditions[0], type: 'Synced' }), want: [] },
+  ];
+
+  it.each(cases)('$name', ({ edit, want, options }) => {
+    expectCauses(changed(registry, edit), want, options);
+  });
+
+  const searchEngineCases: Case[] = [
+    { name: 'addresses empty', edit: (o) => (o.spec.backendStore.searchEngine.addresses = []), want: [Required('spec.backendStore.searchEngine.addresses')] },
+    { name: 'address without scheme', edit: (o) => (o.spec.backendStore.searchEngine.addresses[0] = 'opensearch-0:9200'), want: [Invalid('spec.backendStore.searchEngine.addresses[0]')] },
+    { name: 'duplicate address', edit: (o) => o.spec.backendStore.searchEngine.addresses.push('https://opensearch-1.search.svc:9200'), want: [Duplicate('spec.backendStore.searchEngine.addresses[2]')] },
+    { name: 'secretRef missing', edit: (o) => delete o.spec.backendStore.searchEngine.secretRef, want: [Required('spec.backendStore.searchEngine.secretRef')] },
+    { name: 'secretRef without name', edit: (o) => delete o.spec.backendStore.searchEngine.secretRef.name, want: [Required('spec.backendStore.searchEngine.secretRef.name')] },
+  ];
+
+  it.each(searchEngineCases)('searchEngine: $name', ({ edit, want, options }) => {
+    expectCauses(changed(withSearchEngine, edit), want, options);
+  });
+
+  it('explains a bad address and the double backend', () => {
+    const result = validate(
+      changed(registry, (o) => {
+        o.spec.backendStore.openSearch.addresses[0] = 'ftp://opensearch:21';
+        o.spec.backendStore.searchEngine = { addresses: ['https://opensearch:9200'], secretRef: { namespace: 'a', name: 'b' } };
+      }),
+    );
+    expect(result.causes.map((c) => `${c.field}: ${c.message}`)).toEqual([
+      'spec.backendStore.openSearch: Forbidden: may not be set together with spec.backendStore.searchEngine; they are the same setting',
+      'spec.backendStore.openSearch.addresses[0]: Invalid value: "ftp://opensearch:21": must be a valid http or https URL with non-empty scheme and host; the scheme is "ftp"',
+    ]);
+  });
+
+  it('rejects bad status on the status subresource and ignores the spec there', () => {
+    const statusWrite = changed(registry, (o) => {
+      o.spec.resourceSelectors = [];
+      o.status.conditions[0].type = 'not camel';
+    });
+    expectCauses(statusWrite, [Invalid('status.conditions[0].type')], { operation: 'UPDATE', subResource: 'status', oldObject: registry });
+  });
+
+  it('allows renaming the backend member on UPDATE', () => {
+    expectCauses(withSearchEngine, [], { operation: 'UPDATE', oldObject: registry });
+  });
+});

@@ -1,0 +1,180 @@
+import { describe, expect, it } from 'vitest';
+import { validate, applyDefaults } from '../../src/index.js';
+import { changed, expectCauses, Duplicate, Forbidden, Invalid, NotSupported, Required, TooLong, type Case } from '../helpers.js';
+
+import { deployment, service, work } from '../fixtures/work.js';
+
+describe('Work', () => {
+  it('accepts a realistic Work carrying a Deployment and a Service, with status', () => {
+    const result = expectCauses(work, []);
+    expect(result.warnings).toEqual([]);
+  });
+
+  const cases: Case[] = [
+    // metadata (namespaced kind, default DNS-1123 subdomain names)
+    { name: 'name not a DNS subdomain', edit: (o) => (o.metadata.name = 'Nginx_Work'), want: [Invalid('metadata.name')] },
+    { name: 'name with dots', edit: (o) => (o.metadata.name = 'nginx.deployment.v1'), want: [] },
+    { name: 'name missing', edit: (o) => delete o.metadata.name, want: [Required('metadata.name')] },
+    { name: 'namespace not a DNS label', edit: (o) => (o.metadata.namespace = 'karmada.es'), want: [Invalid('metadata.namespace')] },
+    // spec
+    { name: 'spec missing', edit: (o) => delete o.spec, want: [Required('spec')] },
+    { name: 'empty spec', edit: (o) => (o.spec = {}), want: [] },
+    { name: 'workload without manifests', edit: (o) => (o.spec.workload = {}), want: [] },
+    { name: 'no manifests', edit: (o) => (o.spec.workload.manifests = []), want: [] },
+    { name: 'preserveResourcesOnDeletion not a boolean', edit: (o) => (o.spec.preserveResourcesOnDeletion = 'yes'), want: [Invalid('spec.preserveResourcesOnDeletion')] },
+    { name: 'suspendDispatching true', edit: (o) => (o.spec.suspendDispatching = true), want: [] },
+    { name: 'suspendDispatching not a boolean', edit: (o) => (o.spec.suspendDispatching = 1), want: [Invalid('spec.suspendDispatching')] },
+    { name: 'manifests not a list', edit: (o) => (o.spec.workload.manifests = deployment), want: [Invalid('spec.workload.manifests')] },
+    // manifests: applicable objects, contents not checked
+    { name: 'manifest not an object', edit: (o) => (o.spec.workload.manifests[1] = 'kind: Service'), want: [Invalid('spec.workload.manifests[1]')] },
+    { name: 'manifest null', edit: (o) => (o.spec.workload.manifests[1] = null), want: [Invalid('spec.workload.manifests[1]')] },
+    { name: 'manifest without kind', edit: (o) => delete o.spec.workload.manifests[0].kind, want: [Required('spec.workload.manifests[0].kind')] },
+    { name: 'manifest with empty kind', edit: (o) => (o.spec.workload.manifests[0].kind = ''), want: [Required('spec.workload.manifests[0].kind')] },
+    { name: 'manifest kind not a string', edit: (o) => (o.spec.workload.manifests[0].kind = 7), want: [Invalid('spec.workload.manifests[0].kind')] },
+    { name: 'manifest without apiVersion', edit: (o) => delete o.spec.workload.manifests[1].apiVersion, want: [Required('spec.workload.manifests[1].apiVersion')] },
+    { name: 'manifest with empty apiVersion', edit: (o) => (o.spec.workload.manifests[1].apiVersion = ''), want: [Required('spec.workload.manifests[1].apiVersion')] },
+    { name: 'manifest without metadata', edit: (o) => delete o.spec.workload.manifests[1].metadata, want: [Required('spec.workload.manifests[1].metadata.name')] },
+    { name: 'manifest metadata not an object', edit: (o) => (o.spec.workload.manifests[1].metadata = 'nginx'), want: [Invalid('spec.workload.manifests[1].metadata')] },
+    { name: 'manifest without name', edit: (o) => delete o.spec.workload.manifests[0].metadata.name, want: [Required('spec.workload.manifests[0].metadata.name')] },
+    { name: 'manifest name not a string', edit: (o) => (o.spec.workload.manifests[0].metadata.name = 1), want: [Invalid('spec.workload.manifests[0].metadata.name')] },
+    {
+      name: 'manifest with generateName only',
+      edit: (o) => { delete o.spec.workload.manifests[0].metadata.name; o.spec.workload.manifests[0].metadata.generateName = 'nginx-'; },
+      want: [],
+    },
+    {
+      name: 'manifest missing kind, apiVersion and name reports each',
+      edit: (o) => (o.spec.workload.manifests[1] = { spec: {} }),
+      want: [Required('spec.workload.manifests[1].kind'), Required('spec.workload.manifests[1].apiVersion'), Required('spec.workload.manifests[1].metadata.name')],
+    },
+    {
+      name: 'manifest contents are not validated',
+      edit: (o) => { o.spec.workload.manifests[0].spec.replicas = 'many'; o.spec.workload.manifests[0].whatever = { x: 1 }; o.spec.workload.manifests[1].status = { anything: true }; },
+      want: [],
+    },
+    { name: 'custom resource manifest', edit: (o) => o.spec.workload.manifests.push({ apiVersion: 'example.com/v1beta1', kind: 'Widget', metadata: { name: 'w' }, spec: { size: 3 } }), want: [] },
+    // duplicate manifests
+    { name: 'same manifest twice', edit: (o) => o.spec.workload.manifests.push(structuredClone(service)), want: [Duplicate('spec.workload.manifests[2]')] },
+    {
+      name: 'same object under another version of the group',
+      edit: (o) => o.spec.workload.manifests.push({ ...structuredClone(deployment), apiVersion: 'apps/v1beta2' }),
+      want: [Duplicate('spec.workload.manifests[2]')],
+    },
+    { name: 'same name, other kind', edit: (o) => o.spec.workload.manifests.push({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'nginx', namespace: 'default' } }), want: [] },
+    { name: 'same name and kind, other group', edit: (o) => o.spec.workload.manifests.push({ ...structuredClone(service), apiVersion: 'example.com/v1' }), want: [] },
+    {
+      name: 'same name and kind, other namespace',
+      edit: (o) => o.spec.workload.manifests.push({ ...structuredClone(service), metadata: { name: 'nginx', namespace: 'prod' } }),
+      want: [],
+    },
+    {
+      name: 'two generateName manifests are not duplicates',
+      edit: (o) => o.spec.workload.manifests.push(
+        { apiVersion: 'batch/v1', kind: 'Job', metadata: { generateName: 'migrate-' } },
+        { apiVersion: 'batch/v1', kind: 'Job', metadata: { generateName: 'migrate-' } },
+      ),
+      want: [],
+    },
+    // status conditions
+    { name: 'condition type outside the listed four', edit: (o) => (o.status.conditions[0].type = 'Dispatching'), want: [] },
+    { name: 'Progressing and Degraded types', edit: (o) => { o.status.conditions[0].type = 'Progressing'; o.status.conditions[1].type = 'Degraded'; }, want: [] },
+    { name: 'condition type not CamelCase', edit: (o) => (o.status.conditions[0].type = 'applied_ok'), want: [Invalid('status.conditions[0].type')] },
+    { name: 'condition status unsupported', edit: (o) => (o.status.conditions[0].status = 'Yes'), want: [NotSupported('status.conditions[0].status')] },
+    { name: 'condition reason empty', edit: (o) => (o.status.conditions[0].reason = ''), want: [Required('status.conditions[0].reason')] },
+    { name: 'condition message may be empty', edit: (o) => (o.status.conditions[0].message = ''), want: [] },
+    { name: 'condition message too long', edit: (o) => (o.status.conditions[0].message = 'x'.repeat(32769)), want: [TooLong('status.conditions[0].message')] },
+    { name: 'condition without lastTransitionTime', edit: (o) => delete o.status.conditions[1].lastTransitionTime, want: [Required('status.conditions[1].lastTransitionTime')] },
+    { name: 'duplicate condition type', edit: (o) => (o.status.conditions[1].type = 'Applied'), want: [Duplicate('status.conditions[1].type')] },
+    // manifest statuses
+    { name: 'manifest status without identifier', edit: (o) => delete o.status.manifestStatuses[0].identifier, want: [Required('status.manifestStatuses[0].identifier')] },
+    ...(['kind', 'name', 'resource', 'version'] as const).flatMap((field): Case[] => [
+      { name: `identifier without ${field}`, edit: (o) => delete o.status.manifestStatuses[0].identifier[field], want: [Required(`status.manifestStatuses[0].identifier.${field}`)] },
+      { name: `identifier with empty ${field}`, edit: (o) => (o.status.manifestStatuses[1].identifier[field] = ''), want: [Required(`status.manifestStatuses[1].identifier.${field}`)] },
+    ]),
+    { name: 'identifier without ordinal', edit: (o) => delete o.status.manifestStatuses[0].identifier.ordinal, want: [Required('status.manifestStatuses[0].identifier.ordinal')] },
+    { name: 'identifier with negative ordinal', edit: (o) => (o.status.manifestStatuses[0].identifier.ordinal = -1), want: [Invalid('status.manifestStatuses[0].identifier.ordinal')] },
+    { name: 'identifier with fractional ordinal', edit: (o) => (o.status.manifestStatuses[0].identifier.ordinal = 0.5), want: [Invalid('status.manifestStatuses[0].identifier.ordinal')] },
+    { name: 'identifier ordinal past int32', edit: (o) => (o.status.manifestStatuses[0].identifier.ordinal = 2 ** 31), want: [Invalid('status.manifestStatuses[0].identifier.ordinal')] },
+    { name: 'cluster-scoped identifier without group and namespace', edit: (o) => { delete o.status.manifestStatuses[1].identifier.group; delete o.status.manifestStatuses[1].identifier.namespace; }, want: [] },
+    { name: 'identifier namespace not a string', edit: (o) => (o.status.manifestStatuses[1].identifier.namespace = 5), want: [Invalid('status.manifestStatuses[1].identifier.namespace')] },
+    { name: 'ordinal at the last manifest', edit: (o) => { o.status.manifestStatuses.pop(); o.status.manifestStatuses[0].identifier.ordinal = 1; }, want: [] },
+    { name: 'ordinal past the manifest list', edit: (o) => (o.status.manifestStatuses[1].identifier.ordinal = 2), want: [Invalid('status.manifestStatuses[1].identifier.ordinal')] },
+    {
+      name: 'ordinal is not checked against an empty manifest list',
+      edit: (o) => { delete o.spec.workload; o.status.manifestStatuses[1].identifier.ordinal = 7; },
+      want: [],
+    },
+    { name: 'duplicate ordinal', edit: (o) => (o.status.manifestStatuses[1].identifier.ordinal = 0), want: [Duplicate('status.manifestStatuses[1].identifier.ordinal')] },
+    { name: 'health Unknown', edit: (o) => (o.status.manifestStatuses[0].health = 'Unknown'), want: [] },
+    { name: 'health Unhealthy', edit: (o) => (o.status.manifestStatuses[0].health = 'Unhealthy'), want: [] },
+    { name: 'health unsupported', edit: (o) => (o.status.manifestStatuses[0].health = 'Degraded'), want: [NotSupported('status.manifestStatuses[0].health')] },
+    { name: 'status is raw', edit: (o) => (o.status.manifestStatuses[0].status = ['anything', 1]), want: [] },
+    { name: 'status without manifest statuses', edit: (o) => delete o.status.manifestStatuses, want: [] },
+  ];
+
+  it.each(cases)('$name', ({ edit, want, options }) => {
+    expectCauses(changed(work, edit), want, options);
+  });
+
+  it('collects every cause in one pass', () => {
+    const bad = changed(work, (o) => {
+      delete o.spec.workload.manifests[0].kind;
+      o.spec.workload.manifests.push(structuredClone(service));
+      o.status.manifestStatuses[0].health = 'Fine';
+      o.status.manifestStatuses[1].identifier.ordinal = 9;
+    });
+    expectCauses(bad, [
+      Required('spec.workload.manifests[0].kind'),
+      Duplicate('spec.workload.manifests[2]'),
+      NotSupported('status.manifestStatuses[0].health'),
+      Invalid('status.manifestStatuses[1].identifier.ordinal'),
+    ]);
+  });
+
+  it('explains the manifest and ordinal causes', () => {
+    const missingKind = validate(changed(work, (o) => delete o.spec.workload.manifests[0].kind));
+    expect(missingKind.causes[0]!.message).toContain("Object 'Kind' is missing");
+    const outOfRange = validate(changed(work, (o) => (o.status.manifestStatuses[1].identifier.ordinal = 2)));
+    expect(outOfRange.causes[0]!.message).toBe(
+      "Invalid value: 2: must index spec.workload.manifests (0 to 1): the ordinal is the manifest's position in that list",
+    );
+    const dup = validate(changed(work, (o) => o.spec.workload.manifests.push(structuredClone(deployment))));
+    expect(dup.causes[0]!.badValue).toEqual({ group: 'apps', kind: 'Deployment', namespace: 'default', name: 'nginx' });
+  });
+
+  it('reports unknown fields as warnings, or as errors when strict', () => {
+    const extra = changed(work, (o) => (o.spec.clusterName = 'member1'));
+    expect(validate(extra).warnings).toEqual(['unknown field "spec.clusterName"']);
+    expectCauses(extra, [Forbidden('spec.clusterName')], { strict: true });
+    const extraStatus = changed(work, (o) => (o.status.manifestStatuses[0].identifier.uid = 'x'));
+    expect(validate(extraStatus).warnings).toEqual(['unknown field "status.manifestStatuses[0].identifier.uid"']);
+  });
+
+  it('validates only metadata and status on the status subresource', () => {
+    const statusWrite = changed(work, (o) => {
+      delete o.spec.workload.manifests[0].kind;
+      o.status.manifestStatuses[1].identifier.ordinal = 0;
+    });
+    expectCauses(statusWrite, [Duplicate('status.manifestStatuses[1].identifier.ordinal')], { operation: 'UPDATE', subResource: 'status', oldObject: work });
+  });
+
+  it('checks immutable metadata on UPDATE', () => {
+    expectCauses(changed(work, (o) => (o.spec.suspendDispatching = true)), [], { operation: 'UPDATE', oldObject: work });
+    expectCauses(changed(work, (o) => (o.metadata.name = 'other')), [Invalid('metadata.name')], { operation: 'UPDATE', oldObject: work });
+  });
+
+  it('checks apiVersion against the group domain', () => {
+    expectCauses(changed(work, (o) => (o.apiVersion = 'work.karmada.io/v1alpha2')), [NotSupported('apiVersion')]);
+    expectCauses(work, [NotSupported('apiVersion')], { groupDomain: 'example.org' });
+    expectCauses(changed(work, (o) => (o.apiVersion = 'work.example.org/v1alpha1')), [], { groupDomain: 'example.org' });
+  });
+
+  it('has no defaults: the spec states none and Karmada mutations are not reproduced', () => {
+    const bare = changed(work, (o) => { delete o.metadata.labels; delete o.spec.preserveResourcesOnDeletion; delete o.spec.suspendDispatching; });
+    const before = structuredClone(bare);
+    const { object, patch } = applyDefaults(bare, { now: new Date('2026-11-22T12:00:00Z') });
+    expect(patch).toEqual([]);
+    expect(object).toEqual(before);
+    expect(bare).toEqual(before);
+  });
+});

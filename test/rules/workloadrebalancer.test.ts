@@ -1,0 +1,92 @@
+import { describe, expect, it } from 'vitest';
+import { validate } from '../../src/index.js';
+import { changed, expectCauses, Duplicate, Forbidden, Invalid, Required, type Case } from '../helpers.js';
+
+import { rebalancer } from '../fixtures/workloadrebalancer.js';
+
+describe('WorkloadRebalancer', () => {
+  it('accepts a realistic rebalancer of a Deployment, a namespaced ConfigMap and a cluster-scoped role', () => {
+    const result = expectCauses(rebalancer, []);
+    expect(result.warnings).toEqual([]);
+  });
+
+  const cases: Case[] = [
+    // metadata
+    { name: 'namespace on a cluster-scoped kind', edit: (o) => (o.metadata.namespace = 'shop'), want: [Forbidden('metadata.namespace')] },
+    { name: 'name not a subdomain', edit: (o) => (o.metadata.name = 'Rebalance'), want: [Invalid('metadata.name')] },
+    // spec and workloads (errors #7)
+    { name: 'spec missing', edit: (o) => delete o.spec, want: [Required('spec')] },
+    { name: 'workloads missing', edit: (o) => delete o.spec.workloads, want: [Required('spec.workloads')] },
+    { name: 'workloads empty', edit: (o) => (o.spec.workloads = []), want: [Required('spec.workloads')] },
+    { name: 'workloads null', edit: (o) => (o.spec.workloads = null), want: [Required('spec.workloads')] },
+    { name: 'workloads not a list', edit: (o) => (o.spec.workloads = { name: 'checkout' }), want: [Invalid('spec.workloads')] },
+    { name: 'a single workload', edit: (o) => o.spec.workloads.splice(1), want: [] },
+    { name: 'workload without apiVersion', edit: (o) => delete o.spec.workloads[0].apiVersion, want: [Required('spec.workloads[0].apiVersion')] },
+    { name: 'workload with empty kind', edit: (o) => (o.spec.workloads[0].kind = ''), want: [Required('spec.workloads[0].kind')] },
+    { name: 'workload without name', edit: (o) => delete o.spec.workloads[1].name, want: [Required('spec.workloads[1].name')] },
+    { name: 'apiVersion not a group/version', edit: (o) => (o.spec.workloads[0].apiVersion = 'apps/v1/beta'), want: [Invalid('spec.workloads[0].apiVersion')] },
+    { name: 'apiVersion with an empty group', edit: (o) => (o.spec.workloads[0].apiVersion = '/v1'), want: [Invalid('spec.workloads[0].apiVersion')] },
+    { name: 'name with a slash', edit: (o) => (o.spec.workloads[0].name = 'shop/checkout'), want: [Invalid('spec.workloads[0].name')] },
+    { name: 'name ..', edit: (o) => (o.spec.workloads[0].name = '..'), want: [Invalid('spec.workloads[0].name')] },
+    { name: 'name with dots and capitals (any path segment)', edit: (o) => (o.spec.workloads[0].name = 'Checkout.v2'), want: [] },
+    { name: 'namespace not a DNS label', edit: (o) => (o.spec.workloads[1].namespace = 'shop.eu'), want: [Invalid('spec.workloads[1].namespace')] },
+    { name: 'namespace longer than 63', edit: (o) => (o.spec.workloads[1].namespace = 'n'.repeat(64)), want: [Invalid('spec.workloads[1].namespace')] },
+    { name: 'namespace of exactly 63', edit: (o) => (o.spec.workloads[1].namespace = 'n'.repeat(63)), want: [] },
+    { name: 'namespace empty (cluster-scoped)', edit: (o) => (o.spec.workloads[2].namespace = ''), want: [] },
+    { name: 'unknown reference field', edit: (o) => (o.spec.workloads[0].uid = 'abc'), want: [Forbidden('spec.workloads[0].uid')], options: { strict: true } },
+    // duplicates
+    { name: 'duplicate workload', edit: (o) => o.spec.workloads.push({ ...o.spec.workloads[0] }), want: [Duplicate('spec.workloads[3]')] },
+    {
+      name: 'duplicate cluster-scoped workload, namespace empty vs absent',
+      edit: (o) => o.spec.workloads.push({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', namespace: '', name: 'checkout-reader' }),
+      want: [Duplicate('spec.workloads[3]')],
+    },
+    { name: 'same name in another namespace', edit: (o) => o.spec.workloads.push({ ...o.spec.workloads[0], namespace: 'shop-eu' }), want: [] },
+    { name: 'same name, another kind', edit: (o) => o.spec.workloads.push({ ...o.spec.workloads[0], kind: 'StatefulSet' }), want: [] },
+    { name: 'same name, another version', edit: (o) => o.spec.workloads.push({ ...o.spec.workloads[0], apiVersion: 'apps/v1beta2' }), want: [] },
+    { name: 'incomplete repeat: only Required', edit: (o) => o.spec.workloads.push({ apiVersion: 'apps/v1', kind: 'Deployment', namespace: 'shop' }), want: [Required('spec.workloads[3].name')] },
+    // ttlSecondsAfterFinished
+    { name: 'ttl zero (delete immediately)', edit: (o) => (o.spec.ttlSecondsAfterFinished = 0), want: [] },
+    { name: 'ttl negative', edit: (o) => (o.spec.ttlSecondsAfterFinished = -1), want: [Invalid('spec.ttlSecondsAfterFinished')] },
+    { name: 'ttl beyond int32', edit: (o) => (o.spec.ttlSecondsAfterFinished = 2147483648), want: [Invalid('spec.ttlSecondsAfterFinished')] },
+    { name: 'ttl max int32', edit: (o) => (o.spec.ttlSecondsAfterFinished = 2147483647), want: [] },
+    { name: 'ttl fractional', edit: (o) => (o.spec.ttlSecondsAfterFinished = 1.5), want: [Invalid('spec.ttlSecondsAfterFinished')] },
+    { name: 'ttl unset (never deleted)', edit: (o) => delete o.spec.ttlSecondsAfterFinished, want: [] },
+    // status
+    { name: 'finishTime not a time', edit: (o) => (o.status.finishTime = 'yesterday'), want: [Invalid('status.finishTime')] },
+    { name: 'observedGeneration negative', edit: (o) => (o.status.observedGeneration = -1), want: [Invalid('status.observedGeneration')] },
+    { name: 'observedGeneration beyond int32', edit: (o) => (o.status.observedGeneration = 4294967296), want: [] },
+    { name: 'observed workload without workload', edit: (o) => delete o.status.observedWorkloads[0].workload, want: [Required('status.observedWorkloads[0].workload')] },
+    { name: 'observed workload without kind', edit: (o) => delete o.status.observedWorkloads[0].workload.kind, want: [Required('status.observedWorkloads[0].workload.kind')] },
+    { name: 'observed workload namespace invalid', edit: (o) => (o.status.observedWorkloads[1].workload.namespace = 'Shop'), want: [Invalid('status.observedWorkloads[1].workload.namespace')] },
+    { name: 'observed workload name with a slash', edit: (o) => (o.status.observedWorkloads[1].workload.name = 'a/b'), want: [Invalid('status.observedWorkloads[1].workload.name')] },
+    { name: 'result is open-ended', edit: (o) => (o.status.observedWorkloads[0].result = 'Pending'), want: [] },
+    { name: 'result not a string', edit: (o) => (o.status.observedWorkloads[0].result = true), want: [Invalid('status.observedWorkloads[0].result')] },
+    { name: 'empty status', edit: (o) => (o.status = {}), want: [] },
+  ];
+
+  it.each(cases)('$name', ({ edit, want, options }) => {
+    expectCauses(changed(rebalancer, edit), want, options);
+  });
+
+  it('says why an empty or null workload list is rejected', () => {
+    for (const workloads of [[], null, undefined]) {
+      const result = validate(changed(rebalancer, (o) => (o.spec.workloads = workloads)));
+      expect(result.causes).toEqual([expect.objectContaining({ type: 'FieldValueRequired', field: 'spec.workloads' })]);
+    }
+    const nullResult = validate(changed(rebalancer, (o) => (o.spec.workloads = null)));
+    expect(nullResult.causes[0]!.message).toBe('Required value: must list at least one workload');
+  });
+
+  it('rejects bad status on the status subresource and ignores the spec there', () => {
+    const statusWrite = changed(rebalancer, (o) => {
+      o.spec.workloads = [];
+      o.status.observedWorkloads[0].workload.namespace = 'Bad_NS';
+    });
+    expectCauses(statusWrite, [Invalid('status.observedWorkloads[0].workload.namespace')], { operation: 'UPDATE', subResource: 'status', oldObject: rebalancer });
+  });
+
+  it('allows the spec to change on UPDATE', () => {
+    expectCauses(changed(rebalancer, (o) => o.spec.workloads.pop()), [], { operation: 'UPDATE', oldObject: rebalancer });
+  });
+});
