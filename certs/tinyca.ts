@@ -50,6 +50,15 @@ export function createCA(commonName = 'fleetgate development CA', days = DEFAULT
 }
 
 export function createServingCert(ca: KeyPair, options: ServingCertOptions): KeyPair {
+  return signLeaf(ca, options.dnsNames[0] ?? options.ipAddresses?.[0] ?? 'fleetgate', options, { serverAuth: true });
+}
+
+/** A client certificate, e.g. for testing `--client-ca-file` as the API server would present one. */
+export function createClientCert(ca: KeyPair, commonName: string, days = DEFAULT_DAYS): KeyPair {
+  return signLeaf(ca, commonName, { dnsNames: [], days }, { clientAuth: true });
+}
+
+function signLeaf(ca: KeyPair, commonName: string, options: ServingCertOptions, usage: { serverAuth?: boolean; clientAuth?: boolean }): KeyPair {
   const caCert = forge.pki.certificateFromPem(ca.certPem);
   const caKey = forge.pki.privateKeyFromPem(ca.keyPem);
   const keys = forge.pki.rsa.generateKeyPair({ bits: 2048, e: 0x10001 });
@@ -57,7 +66,7 @@ export function createServingCert(ca: KeyPair, options: ServingCertOptions): Key
   cert.publicKey = keys.publicKey;
   cert.serialNumber = serialNumber();
   validity(cert, options.days ?? DEFAULT_DAYS);
-  cert.setSubject([{ name: 'commonName', value: options.dnsNames[0] ?? options.ipAddresses?.[0] ?? 'fleetgate' }]);
+  cert.setSubject([{ name: 'commonName', value: commonName }]);
   cert.setIssuer(caCert.subject.attributes);
   const altNames = [
     ...options.dnsNames.map((value) => ({ type: 2, value })),
@@ -66,8 +75,8 @@ export function createServingCert(ca: KeyPair, options: ServingCertOptions): Key
   cert.setExtensions([
     { name: 'basicConstraints', cA: false },
     { name: 'keyUsage', digitalSignature: true, keyEncipherment: true, critical: true },
-    { name: 'extKeyUsage', serverAuth: true },
-    { name: 'subjectAltName', altNames },
+    { name: 'extKeyUsage', ...usage },
+    ...(altNames.length ? [{ name: 'subjectAltName', altNames }] : []),
   ]);
   cert.sign(caKey, forge.md.sha256.create());
   return { certPem: forge.pki.certificateToPem(cert), keyPem: forge.pki.privateKeyToPem(keys.privateKey) };

@@ -81,3 +81,11 @@ export interface KindRules<T = any> {
   /** Sets defaults on a private copy of the object, in place. */
   defaults?(object: T, ctx: DefaultContext): void;
 }
+
+/**
+ * Thrown by a lookup when the control plane cannot answer (in time). review() turns it
+ * into a denial that says so, instead of an internal error.
+ */
+export class ContextUnavailableError extends Error {
+  override readonly name = 'ContextUnavailableError';
+}

@@ -6,7 +6,7 @@
 import { validate } from '../validate.js';
 import { applyDefaults } from '../defaults.js';
 import { DEFAULT_GROUP_DOMAIN, apiGroup, rulesFor, supportedKinds } from '../../rules/index.js';
-import type { KindRules, Lookups, MaybePromise, Operation, RuleOptions } from '../rule.js';
+import { ContextUnavailableError, type KindRules, type Lookups, type MaybePromise, type Operation, type RuleOptions } from '../rule.js';
 import { allowed, errored, invalid, patched } from './response.js';
 import type { AdmissionRequest, AdmissionResponse, AdmissionReview } from './types.js';
 
@@ -42,6 +42,9 @@ export function review(input: unknown, options: ReviewOptions): MaybePromise<Adm
 }
 
 function internalError(err: unknown): Omit<AdmissionResponse, 'uid'> {
+  if (err instanceof ContextUnavailableError) {
+    return { allowed: false, status: { code: 503, reason: 'ServiceUnavailable', message: err.message } };
+  }
   // The message names the failure, never the object's contents.
   return errored(500, `internal error while reviewing the request: ${err instanceof Error ? err.message : String(err)}`);
 }

@@ -3,6 +3,7 @@
  */
 import { parseArgs } from 'node:util';
 import { readFileSync } from 'node:fs';
+import { pino } from 'pino';
 import { serve, type RunningServer } from '../server/serve.js';
 
 export interface CliIO {
@@ -26,7 +27,13 @@ serve flags:
   --tls-cert-file FILE        serving certificate (with --tls-private-key-file)
   --tls-private-key-file FILE serving private key
   --tls-min-version V         1.2 (default) or 1.3
+  --client-ca-file FILE       require client certificates signed by this CA (the API server's)
   --group-domain DOMAIN       API group domain (default karmada.io)
+  --context FILE|DIR          Services and ResourceInterpreterCustomizations (YAML or JSON)
+                              answering the context rules; repeatable
+  --context-failure-policy P  fail (default: deny when lookups fail or time out) or ignore
+                              (allow with a warning)
+  --log-level LEVEL           debug, info (default), warn, error
   --allow-no-execute-taint-policy=false
                               forbid NoExecute ClusterTaintPolicy taints (Karmada's default)
 
@@ -73,6 +80,10 @@ async function runServe(args: string[], io: CliIO): Promise<number> {
         'tls-min-version': { type: 'string' },
         'group-domain': { type: 'string' },
         'allow-no-execute-taint-policy': { type: 'string' },
+        'client-ca-file': { type: 'string' },
+        context: { type: 'string', multiple: true },
+        'context-failure-policy': { type: 'string' },
+        'log-level': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     }));
@@ -97,6 +108,10 @@ async function runServe(args: string[], io: CliIO): Promise<number> {
     if (allowNoExecute !== undefined && allowNoExecute !== 'true' && allowNoExecute !== 'false') {
       throw new Error('--allow-no-execute-taint-policy must be true or false');
     }
+    const policy = values['context-failure-policy'] ?? 'fail';
+    if (policy !== 'fail' && policy !== 'ignore') throw new Error(`--context-failure-policy must be fail or ignore, got "${policy}"`);
+    const level = values['log-level'] ?? 'info';
+    if (!['debug', 'info', 'warn', 'error'].includes(level)) throw new Error(`--log-level must be debug, info, warn or error, got "${level}"`);
     const server = await serve({
       port: port('port', values.port, 8443),
       probePort: port('probe-port', values['probe-port'], 8000),
@@ -107,7 +122,10 @@ async function runServe(args: string[], io: CliIO): Promise<number> {
       tlsMinVersion: minVersion === '1.3' ? 'TLSv1.3' : 'TLSv1.2',
       groupDomain: values['group-domain'],
       allowNoExecuteTaintPolicy: allowNoExecute === undefined ? undefined : allowNoExecute === 'true',
-      log: (m) => io.stderr(`${m}\n`),
+      clientCaFile: values['client-ca-file'],
+      contextPaths: values.context,
+      contextFailurePolicy: policy,
+      logger: pino({ level }, { write: (line: string) => io.stderr(line) }),
     });
     io.onServe?.(server);
     return 0;

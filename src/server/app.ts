@@ -1,14 +1,17 @@
 /**
  * The webhook's HTTP layer: thin glue from Koa to review(). It owns only what HTTP
- * owns (body size, content type, JSON decoding, routing); every verdict comes from
- * the library.
+ * owns (body size, content type, JSON decoding, routing, deadlines, metrics, logs);
+ * every verdict comes from the library.
  */
 import Koa from 'koa';
 import Router from '@koa/router';
 import getRawBody from 'raw-body';
-import { review, type ReviewOptions } from '../admission/review.js';
+import type { Logger } from 'pino';
+import { review, type AdmissionReview, type ReviewOptions } from '../admission/review.js';
 import { kindsFor, DEFAULT_GROUP_DOMAIN } from '../../rules/index.js';
 import type { Lookups, RuleOptions } from '../rule.js';
+import { guardLookups, reviewBudgetMs, type ContextFailurePolicy } from './deadline.js';
+import type { WebhookMetrics } from './metrics.js';
 
 /**
  * The API server sends objects of up to about 3 MiB, and an UPDATE carries two of
@@ -19,7 +22,11 @@ export const MAX_BODY_BYTES = 7 * 1024 * 1024;
 export interface AppOptions extends RuleOptions {
   groupDomain?: string;
   lookups?: Lookups;
+  /** What a review gets when a lookup fails or runs out of time: `fail` denies (default), `ignore` allows with a warning. */
+  contextFailurePolicy?: ContextFailurePolicy;
   maxBodyBytes?: number;
+  metrics?: WebhookMetrics;
+  logger?: Logger;
 }
 
 const REVIEW_VERSIONS = new Set(['admission.k8s.io/v1', 'admission.k8s.io/v1beta1']);
@@ -51,19 +58,37 @@ async function readJson(ctx: Koa.Context, limit: number): Promise<unknown | unde
   try {
     return JSON.parse(raw);
   } catch (err) {
+    // RangeError from absurd nesting lands here too.
     failure(ctx, 400, `request body is not valid JSON: ${(err as Error).message}`);
     return undefined;
   }
 }
 
-const isAdmissionReview = (body: unknown): boolean =>
+type Review = { apiVersion?: unknown; kind?: unknown; request?: Record<string, any> };
+
+const isAdmissionReview = (body: unknown): body is Review =>
   typeof body === 'object' && body !== null && !Array.isArray(body) &&
-  (body as { kind?: unknown }).kind === 'AdmissionReview' &&
-  REVIEW_VERSIONS.has((body as { apiVersion?: unknown }).apiVersion as string);
+  (body as Review).kind === 'AdmissionReview' && REVIEW_VERSIONS.has((body as Review).apiVersion as string);
+
+/** What the logs and metrics say about a request: identity only, never object contents. */
+function describe(body: Review) {
+  const r = body.request ?? {};
+  const object = r.object ?? r.oldObject ?? {};
+  return {
+    uid: r.uid,
+    kind: r.kind?.kind ?? object.kind ?? 'unknown',
+    namespace: r.namespace ?? object.metadata?.namespace,
+    name: r.name ?? object.metadata?.name,
+    operation: r.operation ?? 'unknown',
+    subResource: r.subResource || undefined,
+  };
+}
 
 export function createApp(options: AppOptions = {}): Koa {
   const groupDomain = options.groupDomain ?? DEFAULT_GROUP_DOMAIN;
   const limit = options.maxBodyBytes ?? MAX_BODY_BYTES;
+  const policy = options.contextFailurePolicy ?? 'fail';
+  const { metrics, logger } = options;
   const app = new Koa();
   const router = new Router();
 
@@ -74,29 +99,58 @@ export function createApp(options: AppOptions = {}): Koa {
       failure(ctx, 400, 'the body is not an AdmissionReview (admission.k8s.io/v1 or v1beta1)');
       return;
     }
+    const deadline = Date.now() + reviewBudgetMs(typeof ctx.query.timeout === 'string' ? ctx.query.timeout : undefined);
+    const notes: string[] = [];
+    const lookups = options.lookups && guardLookups(options.lookups, deadline, policy, notes);
+    const out: AdmissionReview = await review(body, { mode, kind, groupDomain, lookups, allowNoExecuteTaintPolicy: options.allowNoExecuteTaintPolicy });
+    if (notes.length && out.response) out.response.warnings = [...(out.response.warnings ?? []), ...notes];
     ctx.status = 200;
-    ctx.body = await review(body, {
-      mode,
-      kind,
-      groupDomain,
-      lookups: options.lookups,
-      allowNoExecuteTaintPolicy: options.allowNoExecuteTaintPolicy,
-    });
+    ctx.body = out;
+    record(describe(body), out, mode, ctx.path);
   };
 
+  function record(request: ReturnType<typeof describe>, out: AdmissionReview, mode: string, path: string): void {
+    const response = out.response;
+    const code = response?.status?.code;
+    const verdict = response?.allowed ? 'allowed' : code === 422 ? 'denied' : 'errored';
+    metrics?.verdicts.inc({ kind: request.kind, operation: request.operation, verdict });
+    if (!logger) return;
+    if (verdict === 'allowed') {
+      logger.debug({ ...request, mode, path, patched: Boolean(response?.patch), warnings: response?.warnings?.length ?? 0 }, 'allowed');
+    } else {
+      const causes = response?.status?.details?.causes?.map((c) => c.field);
+      logger.info({ ...request, mode, path, code, causes, ...(causes ? {} : { message: response?.status?.message }) }, verdict);
+    }
+  }
+
+  const paths = new Set(['/validate', '/mutate']);
   router.post('/validate', handler('validate'));
   router.post('/mutate', handler('mutate'));
   for (const info of kindsFor(groupDomain)) {
     router.post(info.webhookPaths.validate, handler('validate', info.kind));
     router.post(info.webhookPaths.mutate, handler('mutate', info.kind));
+    paths.add(info.webhookPaths.validate).add(info.webhookPaths.mutate);
   }
 
-  // Koa's default error handler answers text/plain; keep every answer JSON and keep the process up.
+  // Metrics and the last-resort guard wrap everything: Koa's own error handler answers
+  // text/plain, and no request may take the process down.
   app.use(async (ctx, next) => {
+    // Unknown paths share one label value, so probing clients cannot grow the series count.
+    const webhook = paths.has(ctx.path) ? ctx.path : 'unmatched';
+    const track = metrics && ctx.method === 'POST';
+    const stopTimer = track ? metrics.latency.startTimer({ webhook }) : undefined;
+    if (track) metrics.inFlight.inc({ webhook });
     try {
       await next();
-    } catch {
+    } catch (err) {
+      logger?.error({ err: (err as Error).message, path: ctx.path }, 'internal error');
       failure(ctx, 500, 'internal error');
+    } finally {
+      if (track) {
+        metrics.inFlight.dec({ webhook });
+        stopTimer?.();
+        metrics.requests.inc({ webhook, code: String(ctx.status) });
+      }
     }
   });
   app.use(router.routes());

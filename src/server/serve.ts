@@ -1,17 +1,20 @@
 /**
- * Runs the webhook: HTTPS on the webhook port, plain HTTP probes on a second port,
- * graceful shutdown. Certificates come from files or, with none given, from the
- * development CA generated on first start.
+ * Runs the webhook: HTTPS on the webhook port, plain HTTP probes and metrics on a
+ * second port, certificate hot reload, graceful shutdown. Certificates come from
+ * files or, with none given, from the development CA generated on first start.
  */
-import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
+import { createServer as createHttpsServer, type Server as HttpsServer, type ServerOptions } from 'node:https';
 import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
-import { readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { readFileSync, watch, type FSWatcher } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import type { AddressInfo } from 'node:net';
+import { pino, type Logger } from 'pino';
 import { createApp, type AppOptions } from './app.js';
+import { createMetrics } from './metrics.js';
+import { loadContext } from './context.js';
 import { ensureDevCerts } from '../../certs/tinyca.js';
 
-export interface ServeOptions extends AppOptions {
+export interface ServeOptions extends Omit<AppOptions, 'metrics' | 'logger'> {
   port?: number;
   probePort?: number;
   bindAddress?: string;
@@ -19,9 +22,13 @@ export interface ServeOptions extends AppOptions {
   tlsCertFile?: string;
   tlsPrivateKeyFile?: string;
   tlsMinVersion?: 'TLSv1.2' | 'TLSv1.3';
+  /** Require API-server client certificates signed by this CA. */
+  clientCaFile?: string;
+  /** Files or directories of Services and ResourceInterpreterCustomizations answering the lookups. */
+  contextPaths?: string[];
   /** Where development certificates are kept when no certificate is given. */
   devCertDir?: string;
-  log?: (message: string) => void;
+  logger?: Logger;
 }
 
 export interface RunningServer {
@@ -30,6 +37,8 @@ export interface RunningServer {
   port: number;
   probePort: number;
   caFile?: string;
+  /** Re-reads the certificate files now (also done automatically when they change). */
+  reloadCertificates(): boolean;
   /** Readiness turns false, new connections stop, in-flight reviews finish. */
   close(): Promise<void>;
 }
@@ -39,16 +48,32 @@ export interface RunningServer {
  * first would race its next request and fail it with an EOF.
  */
 const KEEP_ALIVE_TIMEOUT_MS = 95_000;
+/** Certificate writers (kubelet's Secret volumes, cert-manager) change several files in a burst. */
+const RELOAD_DEBOUNCE_MS = 100;
 
-function tlsFiles(options: ServeOptions, log: (m: string) => void): { cert: string; key: string; caFile?: string } {
+interface TlsFiles {
+  cert: string;
+  key: string;
+  caFile?: string;
+}
+
+function tlsFiles(options: ServeOptions, log: Logger): TlsFiles {
   if (options.tlsCertFile || options.tlsPrivateKeyFile) {
     if (!options.tlsCertFile || !options.tlsPrivateKeyFile) throw new Error('--tls-cert-file and --tls-private-key-file must be given together');
     return { cert: options.tlsCertFile, key: options.tlsPrivateKeyFile };
   }
   if (options.certDir) return { cert: join(options.certDir, 'tls.crt'), key: join(options.certDir, 'tls.key') };
   const dev = ensureDevCerts(resolve(options.devCertDir ?? 'certs'));
-  log(`${dev.created ? 'generated' : 'reusing'} development certificates in ${dev.dir} (CA bundle: ${dev.caFile})`);
+  log.info({ dir: dev.dir, caBundle: dev.caFile }, `${dev.created ? 'generated' : 'reusing'} development certificates; CA bundle at ${dev.caFile}`);
   return { cert: dev.certFile, key: dev.keyFile, caFile: dev.caFile };
+}
+
+function secureContext(files: TlsFiles, clientCaFile: string | undefined): Pick<ServerOptions, 'cert' | 'key' | 'ca'> {
+  return {
+    cert: readFileSync(files.cert),
+    key: readFileSync(files.key),
+    ...(clientCaFile ? { ca: readFileSync(clientCaFile) } : {}),
+  };
 }
 
 const listen = (server: HttpServer | HttpsServer, port: number, host: string) =>
@@ -61,36 +86,87 @@ const listen = (server: HttpServer | HttpsServer, port: number, host: string) =>
   });
 
 export async function serve(options: ServeOptions = {}): Promise<RunningServer> {
-  const log = options.log ?? ((m: string) => console.error(m));
+  const log = options.logger ?? pino({ level: 'info' });
   const host = options.bindAddress ?? '0.0.0.0';
   const files = tlsFiles(options, log);
+  const metrics = createMetrics({ processMetrics: true });
+  const lookups = options.lookups ?? (options.contextPaths?.length ? loadContext(options.contextPaths) : undefined);
+  if (options.contextPaths?.length) log.info({ paths: options.contextPaths }, 'context lookups answered from files');
+
   const server = createHttpsServer(
-    { cert: readFileSync(files.cert), key: readFileSync(files.key), minVersion: options.tlsMinVersion ?? 'TLSv1.2' },
-    createApp(options).callback(),
+    {
+      ...secureContext(files, options.clientCaFile),
+      minVersion: options.tlsMinVersion ?? 'TLSv1.2',
+      ...(options.clientCaFile ? { requestCert: true, rejectUnauthorized: true } : {}),
+    },
+    createApp({ ...options, lookups, metrics, logger: log }).callback(),
   );
   server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
   server.headersTimeout = KEEP_ALIVE_TIMEOUT_MS + 5_000;
 
+  const reloadCertificates = (): boolean => {
+    try {
+      // Existing connections keep their context; new handshakes get the new certificate.
+      server.setSecureContext(secureContext(files, options.clientCaFile));
+      log.info({ cert: files.cert }, 'serving certificate reloaded');
+      return true;
+    } catch (err) {
+      // Mid-rotation the key may not match the certificate yet; the next change event retries.
+      log.warn({ cert: files.cert, err: (err as Error).message }, 'serving certificate not reloaded');
+      return false;
+    }
+  };
+  const watchers: FSWatcher[] = [];
+  let pending: NodeJS.Timeout | undefined;
+  const watched = [files.cert, files.key, ...(options.clientCaFile ? [options.clientCaFile] : [])];
+  // Directories, not files: Secret volumes swap a symlink, which a file watch would miss.
+  for (const dir of new Set(watched.map((f) => dirname(resolve(f))))) {
+    try {
+      watchers.push(
+        watch(dir, () => {
+          clearTimeout(pending);
+          pending = setTimeout(reloadCertificates, RELOAD_DEBOUNCE_MS);
+        }),
+      );
+    } catch (err) {
+      log.warn({ dir, err: (err as Error).message }, 'cannot watch certificate directory; reload on restart only');
+    }
+  }
+
   let ready = true;
   const probes = createHttpServer((req, res) => {
     const path = (req.url ?? '').split('?')[0];
-    const ok = path === '/healthz' || path === '/livez' || (path === '/readyz' && ready);
+    if (path === '/metrics') {
+      void metrics.registry.metrics().then((text) => {
+        res.writeHead(200, { 'content-type': metrics.registry.contentType });
+        res.end(text);
+      });
+      return;
+    }
     const known = path === '/healthz' || path === '/livez' || path === '/readyz';
+    const ok = known && (path !== '/readyz' || ready);
     res.writeHead(known ? (ok ? 200 : 503) : 404, { 'content-type': 'text/plain' });
     res.end(known ? (ok ? 'ok' : 'shutting down') : 'not found');
   });
 
   const port = await listen(server, options.port ?? 8443, host);
   const probePort = await listen(probes, options.probePort ?? 8000, host);
-  log(`fleetgate webhook serving on https://${host === '0.0.0.0' ? 'localhost' : host}:${port} (probes on http://${host === '0.0.0.0' ? 'localhost' : host}:${probePort}/readyz)`);
+  const shown = host === '0.0.0.0' || host === '::' ? 'localhost' : host;
+  log.info({ port, probePort, groupDomain: options.groupDomain ?? 'karmada.io' }, `fleetgate webhook serving on https://${shown}:${port}; probes and metrics on http://${shown}:${probePort}`);
 
   const close = async () => {
     ready = false;
+    clearTimeout(pending);
+    for (const w of watchers) w.close();
+    // Connections that finish their in-flight review go idle after close() began; the
+    // keep-alive timeout would hold them for 95 s, so keep closing idle ones until done.
+    const sweep = setInterval(() => server.closeIdleConnections(), 50);
     await new Promise<void>((done) => {
       server.close(() => done());
       server.closeIdleConnections();
     });
+    clearInterval(sweep);
     await new Promise<void>((done) => probes.close(() => done()));
   };
-  return { server, probes, port, probePort, caFile: files.caFile, close };
+  return { server, probes, port, probePort, caFile: files.caFile, reloadCertificates, close };
 }

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'node:https';
 import { createCA, createServingCert } from '../../certs/tinyca.js';
+import { pino } from 'pino';
 import { serve, type RunningServer } from '../../src/server/serve.js';
 
 let running: RunningServer;
@@ -16,7 +17,7 @@ beforeAll(async () => {
   writeFileSync(join(dir, 'tls.crt'), serving.certPem);
   writeFileSync(join(dir, 'tls.key'), serving.keyPem);
   ca = authority.certPem;
-  running = await serve({ port: 0, probePort: 0, bindAddress: '127.0.0.1', certDir: dir, log: () => {} });
+  running = await serve({ port: 0, probePort: 0, bindAddress: '127.0.0.1', certDir: dir, logger: pino({ level: 'silent' }) });
 });
 
 afterAll(async () => {

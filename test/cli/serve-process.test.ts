@@ -1,0 +1,77 @@
+import { describe, expect, it } from 'vitest';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { request } from 'node:https';
+import { fileURLToPath } from 'node:url';
+
+const bin = fileURLToPath(new URL('../../dist/src/cli/bin.js', import.meta.url));
+const built = existsSync(bin);
+
+/** Starts `fleetgate serve` in `cwd` and resolves once it logs its ports. */
+function startProcess(cwd: string, args: string[]) {
+  const child = spawn(process.execPath, [bin, 'serve', '--bind-address', '127.0.0.1', '--port', '0', '--probe-port', '0', ...args], { cwd });
+  let log = '';
+  const ready = new Promise<{ port: number; probePort: number }>((done, fail) => {
+    child.stderr.on('data', (chunk) => {
+      log += chunk;
+      const line = log.split('\n').find((l) => l.includes('"probePort"'));
+      if (line) done(JSON.parse(line));
+    });
+    child.on('exit', (code) => fail(new Error(`exited ${code}: ${log}`)));
+  });
+  const exited = new Promise<number | null>((done) => child.on('exit', (code) => done(code)));
+  return { child, ready, exited, log: () => log };
+}
+
+describe.skipIf(!built)('fleetgate serve as a process (runs dist/, which npm test builds first)', () => {
+  it('starts with no certificate flags, generating development certificates once', async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'fleetgate-zero-'));
+    const first = startProcess(cwd, []);
+    await first.ready;
+    expect(first.log()).toContain(`CA bundle at ${join(cwd, 'certs', 'ca.crt')}`);
+    expect(statSync(join(cwd, 'certs', 'tls.key')).mode & 0o777).toBe(0o600);
+    const cert = readFileSync(join(cwd, 'certs', 'tls.crt'), 'utf8');
+    first.child.kill('SIGTERM');
+    expect(await first.exited).toBe(0);
+
+    const second = startProcess(cwd, []);
+    await second.ready;
+    expect(second.log()).toContain('reusing development certificates');
+    expect(readFileSync(join(cwd, 'certs', 'tls.crt'), 'utf8')).toBe(cert);
+    second.child.kill('SIGTERM');
+    expect(await second.exited).toBe(0);
+  });
+
+  it('on SIGTERM drains a review still being received, then exits 0', async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'fleetgate-drain-'));
+    const server = startProcess(cwd, []);
+    const { port } = await server.ready;
+    const ca = readFileSync(join(cwd, 'certs', 'ca.crt'));
+    const body = JSON.stringify({
+      apiVersion: 'admission.k8s.io/v1',
+      kind: 'AdmissionReview',
+      request: { uid: 'drain', operation: 'CREATE', object: { apiVersion: 'cluster.karmada.io/v1alpha1', kind: 'Cluster', metadata: { name: 'm1' }, spec: { syncMode: 'Push' } } },
+    });
+    const answer = new Promise<any>((done, fail) => {
+      const req = request({ host: '127.0.0.1', port, path: '/validate', method: 'POST', ca, servername: 'localhost', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
+        let text = '';
+        res.on('data', (c) => (text += c));
+        res.on('end', () => done({ status: res.statusCode, json: JSON.parse(text) }));
+      });
+      req.on('error', fail);
+      req.write(body.slice(0, 20));
+      setTimeout(() => {
+        server.child.kill('SIGTERM');
+        setTimeout(() => req.end(body.slice(20)), 200);
+      }, 200);
+    });
+    const { status, json } = await answer;
+    expect(status).toBe(200);
+    expect(json.response).toMatchObject({ uid: 'drain', allowed: true });
+    expect(await server.exited).toBe(0);
+    expect(server.log()).toContain('SIGTERM');
+  });
+});
+

@@ -1,0 +1,225 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mkdtempSync, renameSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { request, type RequestOptions } from 'node:https';
+import { pino } from 'pino';
+import { createCA, createClientCert, createServingCert, type KeyPair } from '../../certs/tinyca.js';
+import { serve, type RunningServer, type ServeOptions } from '../../src/server/serve.js';
+import { examples } from '../fixtures/index.js';
+import { corpus } from '../../bench/corpus.js';
+import { kinds } from '../../src/index.js';
+import { config } from '../fixtures/resourceinterpreterwebhookconfiguration.js';
+import { ric } from '../fixtures/resourceinterpretercustomization.js';
+
+const silent = pino({ level: 'silent' });
+const ca = createCA();
+
+function certDir(authority: KeyPair = ca): string {
+  const dir = mkdtempSync(join(tmpdir(), 'fleetgate-webhook-'));
+  const serving = createServingCert(authority, { dnsNames: ['localhost'], ipAddresses: ['127.0.0.1'] });
+  writeFileSync(join(dir, 'tls.crt'), serving.certPem);
+  writeFileSync(join(dir, 'tls.key'), serving.keyPem);
+  return dir;
+}
+
+const start = (options: ServeOptions = {}) =>
+  serve({ port: 0, probePort: 0, bindAddress: '127.0.0.1', certDir: certDir(), logger: silent, ...options });
+
+interface Answer {
+  status: number;
+  json: any;
+  serial?: string;
+}
+
+function post(server: RunningServer, path: string, body: unknown, extra: RequestOptions = {}): Promise<Answer> {
+  return new Promise((done, fail) => {
+    const req = request(
+      { host: '127.0.0.1', port: server.port, path, method: 'POST', ca: ca.certPem, servername: 'localhost', headers: { 'content-type': 'application/json' }, ...extra },
+      (res) => {
+        const serial = (res.socket as import('node:tls').TLSSocket).getPeerCertificate().serialNumber;
+        const chunks: Buffer[] = [];
+        res.on('data', (c) => chunks.push(c));
+        res.on('end', () => done({ status: res.statusCode ?? 0, json: JSON.parse(Buffer.concat(chunks).toString() || 'null'), serial }));
+      },
+    );
+    req.on('error', fail);
+    req.end(typeof body === 'string' ? body : JSON.stringify(body));
+  });
+}
+
+const reviewOf = (object: any, apiVersion = 'admission.k8s.io/v1', extra: Record<string, unknown> = {}) => ({
+  apiVersion,
+  kind: 'AdmissionReview',
+  request: { uid: `uid-${object.kind}`, operation: 'CREATE', namespace: object.metadata?.namespace, object, ...extra },
+});
+
+describe('every kind over HTTPS', () => {
+  let server: RunningServer;
+  beforeAll(async () => (server = await start()));
+  afterAll(() => server.close());
+
+  const broken = corpus().filter((_, i) => i % 3 === 2) as any[];
+  const cases = examples.flatMap((example: any) =>
+    ['admission.k8s.io/v1', 'admission.k8s.io/v1beta1'].flatMap((version) =>
+      ['/validate', `/validate-${example.kind.toLowerCase()}`].map((path) => ({ kind: example.kind as string, version, path, example })),
+    ),
+  );
+
+  it.each(cases)('$kind via $path ($version)', async ({ version, path, example }) => {
+    const ok = await post(server, path, reviewOf(example, version));
+    expect(ok.status).toBe(200);
+    expect(ok.json).toMatchObject({ apiVersion: version, kind: 'AdmissionReview', response: { uid: `uid-${example.kind}`, allowed: true } });
+    expect(ok.json.response.patch).toBeUndefined();
+
+    const bad = broken.find((b) => b.kind === example.kind && b.metadata.name === example.metadata.name);
+    const denied = await post(server, path, reviewOf(bad, version));
+    expect(denied.json.response).toMatchObject({ uid: `uid-${example.kind}`, allowed: false, status: { code: 422, reason: 'Invalid' } });
+    expect(denied.json.response.status.details.causes.length).toBeGreaterThan(0);
+    expect(denied.json.response.patch).toBeUndefined();
+  });
+
+  it.each(kinds.map((k) => k.kind))('mutates %s on both mutate paths', async (kind) => {
+    const example = examples.find((e) => e.kind === kind)!;
+    const info = kinds.find((k) => k.kind === kind)!;
+    for (const path of ['/mutate', info.webhookPaths.mutate]) {
+      const { json } = await post(server, path, reviewOf(example));
+      expect(json.response.allowed).toBe(true);
+      if (json.response.patch) {
+        expect(info.mutating).toBe(true);
+        expect(json.response.patchType).toBe('JSONPatch');
+        expect(Array.isArray(JSON.parse(Buffer.from(json.response.patch, 'base64').toString()))).toBe(true);
+      }
+    }
+  });
+
+  it('answers deeply nested JSON and prototype keys without falling over', async () => {
+    const deep = `${'['.repeat(100000)}${']'.repeat(100000)}`;
+    const nested = await post(server, '/validate', deep);
+    expect(nested.status).toBe(400);
+    const proto = await post(server, '/validate', '{"__proto__":{"polluted":1},"constructor":{"prototype":{"x":1}},"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"p","operation":"CREATE","object":{"__proto__":{"y":1},"apiVersion":"cluster.karmada.io/v1alpha1","kind":"Cluster","metadata":{"name":"m"},"spec":{"syncMode":"Push"}}}}');
+    expect(proto.json.response).toMatchObject({ uid: 'p', allowed: true });
+    expect(({} as any).polluted).toBeUndefined();
+    expect((await post(server, '/validate', reviewOf(examples[0]))).status).toBe(200);
+  });
+
+  it('exposes controller-runtime metrics and verdict counts on the probe port', async () => {
+    await post(server, '/validate-cluster', reviewOf(examples.find((e) => e.kind === 'Cluster')));
+    const text = await (await fetch(`http://127.0.0.1:${server.probePort}/metrics`)).text();
+    expect(text).toMatch(/controller_runtime_webhook_requests_total\{webhook="\/validate-cluster",code="200"\} \d+/);
+    expect(text).toMatch(/controller_runtime_webhook_latency_seconds_bucket\{le="0.005",webhook="\/validate-cluster"\} \d+/);
+    expect(text).toMatch(/controller_runtime_webhook_requests_in_flight\{webhook="\/validate-cluster"\} 0/);
+    expect(text).toMatch(/fleetgate_admission_verdicts_total\{kind="Cluster",operation="CREATE",verdict="denied"\} \d+/);
+  });
+});
+
+describe('certificates', () => {
+  it('rotates the serving certificate while requests flow, losing none', async () => {
+    const dir = certDir();
+    const server = await start({ certDir: dir });
+    try {
+      const cluster = examples.find((e) => e.kind === 'Cluster');
+      const first = await post(server, '/validate', reviewOf(cluster));
+      const answers: Promise<Answer>[] = [];
+      let rotated = false;
+      for (let i = 0; i < 60; i++) {
+        answers.push(post(server, '/validate', reviewOf(cluster), { agent: false }));
+        if (i === 20) {
+          const next = createServingCert(ca, { dnsNames: ['localhost'], ipAddresses: ['127.0.0.1'] });
+          // Written as kubelet does: new files renamed into place.
+          writeFileSync(join(dir, 'tls.key.new'), next.keyPem);
+          writeFileSync(join(dir, 'tls.crt.new'), next.certPem);
+          renameSync(join(dir, 'tls.key.new'), join(dir, 'tls.key'));
+          renameSync(join(dir, 'tls.crt.new'), join(dir, 'tls.crt'));
+          rotated = true;
+        }
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      expect(rotated).toBe(true);
+      const results = await Promise.all(answers);
+      expect(results.every((r) => r.status === 200 && r.json.response.allowed)).toBe(true);
+      await new Promise((r) => setTimeout(r, 300));
+      const after = await post(server, '/validate', reviewOf(cluster), { agent: false });
+      expect(after.serial).toBeDefined();
+      expect(after.serial).not.toBe(first.serial);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('refuses a client without a certificate when --client-ca-file is set', async () => {
+    const clients = createCA('test client CA');
+    const caFile = join(mkdtempSync(join(tmpdir(), 'fleetgate-client-ca-')), 'client-ca.crt');
+    writeFileSync(caFile, clients.certPem);
+    const server = await start({ clientCaFile: caFile });
+    try {
+      await expect(post(server, '/validate', reviewOf(examples[0]), { agent: false })).rejects.toThrow();
+      const client = createClientCert(clients, 'kube-apiserver');
+      const ok = await post(server, '/validate', reviewOf(examples[0]), { agent: false, cert: client.certPem, key: client.keyPem });
+      expect(ok.status).toBe(200);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe('context lookups', () => {
+  it('answers lookups from --context files: a headless Service and a conflicting customization are denied', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'fleetgate-context-'));
+    const service = (config as any).webhooks.find((w: any) => w.clientConfig.service).clientConfig.service;
+    writeFileSync(
+      join(dir, 'objects.yaml'),
+      `apiVersion: v1\nkind: Service\nmetadata:\n  name: ${service.name}\n  namespace: ${service.namespace}\nspec:\n  clusterIP: None\n---\n` +
+        JSON.stringify({ ...ric, metadata: { name: 'existing' } }),
+    );
+    const server = await start({ contextPaths: [dir] });
+    try {
+      const webhook = await post(server, '/validate', reviewOf(config));
+      expect(webhook.json.response.allowed).toBe(false);
+      expect(webhook.json.response.status.details.causes[0].field).toMatch(/^webhooks\[\d+\]\.clientConfig\.service$/);
+      const customization = await post(server, '/validate', reviewOf(ric));
+      expect(customization.json.response.allowed).toBe(false);
+      expect(customization.json.response.status.details.causes[0].type).toBe('FieldValueForbidden');
+    } finally {
+      await server.close();
+    }
+  });
+
+  it.each([
+    ['fail', false],
+    ['ignore', true],
+  ] as const)('a control plane that never answers: policy %s decides within the deadline', async (policy, allowed) => {
+    const never = { getService: () => new Promise<undefined>(() => {}), listResourceInterpreterCustomizations: () => new Promise<unknown[]>(() => {}) };
+    const server = await start({ lookups: never, contextFailurePolicy: policy });
+    try {
+      const began = Date.now();
+      const { json } = await post(server, '/validate?timeout=1s', reviewOf(config));
+      const took = Date.now() - began;
+      expect(took).toBeLessThan(1000);
+      expect(json.response.allowed).toBe(allowed);
+      if (allowed) expect(json.response.warnings.join('\n')).toMatch(/could not read Service .* no answer within/);
+      else expect(json.response.status).toMatchObject({ code: 503, message: expect.stringMatching(/could not read Service .*denying/) });
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe('shutdown', () => {
+  it('turns readiness false and drains an in-flight review before closing', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const slow = { getService: async () => { await gate; return undefined; } };
+    const server = await start({ lookups: slow });
+    const inFlight = post(server, '/validate', reviewOf(config));
+    await new Promise((r) => setTimeout(r, 100));
+    const closing = server.close();
+    const ready = await fetch(`http://127.0.0.1:${server.probePort}/readyz`).then((r) => r.status, () => 'closed');
+    expect([503, 'closed']).toContain(ready);
+    release();
+    const answer = await inFlight;
+    expect(answer.status).toBe(200);
+    expect(answer.json.response.allowed).toBe(true);
+    await closing;
+  });
+});
