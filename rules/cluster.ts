@@ -155,6 +155,8 @@ function checkResourceModels(ctx: RuleContext, models: unknown, path: string): v
     });
     if (typeof m.grade === 'number') parsed.push({ grade: m.grade, i, ranges, complete });
   });
+  // Without every grade the order of the models is unknown; the neighbours of a missing one would be blamed for a gap.
+  const allGraded = parsed.length === list(models).length;
 
   parsed.sort((a, b) => a.grade - b.grade);
   // Every grade models every resource that any grade models. Grades whose ranges already
@@ -166,7 +168,7 @@ function checkResourceModels(ctx: RuleContext, models: unknown, path: string): v
       add(ctx, invalid(child(index(path, p.i), 'ranges'), [...p.ranges.keys()], `every grade must model the same resources (${modelled.join(', ')}); missing ${missing.join(', ')}`));
     }
   }
-  for (let k = 1; k < parsed.length; k++) {
+  for (let k = 1; allGraded && k < parsed.length; k++) {
     const prev = parsed[k - 1]!;
     const cur = parsed[k]!;
     if (prev.grade === cur.grade) continue; // reported as a duplicate grade

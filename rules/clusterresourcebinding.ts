@@ -4,7 +4,7 @@
  * ResourceBindingStatus "not shown", so the structure is Karmada's v1alpha2 CRD schema.
  */
 import {
-  Arr, Bool, Condition, Enum, Int32, Int64, Obj, Opt, QuantityMap, RawObject, RawValue, ReqStr, Str, StrList, StringMap, Time, envelope,
+  Arr, Bool, ClusterAffinity, Condition, Enum, Int32, Int64, Obj, Opt, QuantityMap, RawObject, RawValue, ReqStr, Str, StrList, StringMap, Time, envelope,
   type Static,
 } from './_shared/schema.js';
 import { add, checkConditions, checkUnique, child, index, isString, list, record } from './_shared/checks.js';
@@ -73,6 +73,47 @@ const FailoverBehavior = Obj({
   ),
 });
 
+/** A named cluster group: the ClusterAffinity fields plus a name of 1 to 32 characters. */
+const namedAffinity = <P extends object>(extra: P) => Obj({ affinityName: ReqStr({ maxLength: 32 }), ...ClusterAffinity.properties, ...extra });
+
+/** The placement copied from the (Cluster)PropagationPolicy, with the constraints of Karmada's CRD schema. */
+const Placement = Obj({
+  clusterAffinity: Opt(ClusterAffinity),
+  clusterAffinities: Opt(Arr(namedAffinity({ overflowAffinities: Opt(Arr(namedAffinity({}))) }))),
+  // Core Kubernetes tolerations, validated by the member cluster.
+  clusterTolerations: Opt(Arr(RawObject())),
+  spreadConstraints: Opt(
+    Arr(
+      Obj({
+        spreadByField: Opt(Enum(['cluster', 'region', 'zone', 'provider'])),
+        spreadByLabel: Opt(Str()),
+        maxGroups: Opt(Int64()),
+        minGroups: Opt(Int64()),
+      }),
+    ),
+  ),
+  replicaScheduling: Opt(
+    Obj({
+      replicaSchedulingType: Opt(Enum(['Duplicated', 'Divided'])),
+      replicaDivisionPreference: Opt(Enum(['Aggregated', 'Weighted'])),
+      weightPreference: Opt(
+        Obj({
+          staticWeightList: Opt(Arr(Obj({ targetCluster: ClusterAffinity, weight: Int64({ minimum: 1 }) }))),
+          dynamicWeight: Opt(Enum(['AvailableReplicas'])),
+        }),
+      ),
+    }),
+  ),
+  workloadAffinity: Opt(
+    Obj({
+      affinity: Opt(Obj({ groupByLabelKey: ReqStr({ format: 'qualified-name' }) })),
+      antiAffinity: Opt(Obj({ groupByLabelKey: ReqStr({ format: 'qualified-name' }) })),
+    }),
+  ),
+});
+
+const Suspension = Obj({ dispatching: Opt(Bool()), dispatchingOnClusters: Opt(Obj({ clusterNames: Opt(StrList()) })) });
+
 const GracefulEvictionTask = Obj({
   fromCluster: ReqStr(),
   replicas: Opt(Int32()),
@@ -94,8 +135,7 @@ const ResourceBindingSpec = Obj({
   replicas: Opt(Int32({ minimum: 0 })),
   components: Opt(Arr(Component)),
   clusters: Opt(Arr(TargetCluster)),
-  // The policy's placement is large and validated where the policy is written.
-  placement: Opt(RawObject()),
+  placement: Opt(Placement),
   gracefulEvictionTasks: Opt(Arr(GracefulEvictionTask)),
   requiredBy: Opt(Arr(BindingSnapshot)),
   schedulerName: Opt(Str()),
@@ -103,7 +143,7 @@ const ResourceBindingSpec = Obj({
   conflictResolution: Opt(Enum(['Abort', 'Overwrite'])),
   rescheduleTriggeredAt: Opt(Time()),
   schedulePriority: Opt(Obj({ priority: Opt(Int32()) })),
-  suspension: Opt(RawObject()),
+  suspension: Opt(Suspension),
   preserveResourcesOnDeletion: Opt(Bool()),
 });
 

@@ -1,5 +1,5 @@
 /** ClusterTaintPolicy (policy.<domain>/v1alpha1, cluster-scoped): adds and removes Cluster taints by cluster conditions. */
-import { Arr, ClusterAffinity, Enum, Obj, Opt, RawObject, ReqStr, Str, StrList, TaintEffect, envelope, type Static } from './_shared/schema.js';
+import { Arr, CONDITION_STATUSES, ClusterAffinity, Enum, Obj, Opt, RawObject, ReqStr, Str, TaintEffect, envelope, type Static } from './_shared/schema.js';
 import { add, checkClusterAffinity, checkTaintsUnique, child, index, list, record } from './_shared/checks.js';
 import { forbidden } from '../src/field.js';
 import type { KindRules, RuleContext } from '../src/rule.js';
@@ -11,11 +11,15 @@ const PolicyTaint = Obj({
   effect: TaintEffect,
 });
 
+/**
+ * Matches a cluster status condition, so its type and status values follow the Condition rules: a
+ * CamelCase type, optionally `<domain>/`-prefixed (including types other controllers invent), and
+ * status values True, False or Unknown. Anything else could never match.
+ */
 const MatchCondition = Obj({
-  // Any cluster status condition type, including ones other controllers invent, so no syntax is imposed.
-  conditionType: ReqStr(),
+  conditionType: ReqStr({ format: 'camel-case-with-domain' }),
   operator: Enum(['In', 'NotIn']),
-  statusValues: StrList({ minItems: 1 }),
+  statusValues: Arr(Enum(CONDITION_STATUSES), { minItems: 1 }),
 });
 
 const ClusterTaintPolicySpec = Obj({

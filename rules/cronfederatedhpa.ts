@@ -130,26 +130,51 @@ const APPLIED_FIELDS: Record<Exclude<Target, 'unknown'>, readonly (readonly [str
   ],
 };
 
+/** A flat record as comparable text, independent of key order. */
+const fingerprint = (value: unknown): string => JSON.stringify(isRecord(value) ? Object.entries(value).sort(([a], [b]) => a.localeCompare(b)) : value);
+
+/**
+ * The stored histories by rule name (none on CREATE). Status rules that compare with the spec judge
+ * only what this write records: an execution or next time already stored was written for the rule as
+ * it was then, and a spec change (a new targetMaxReplicas, suspend) must not turn it into an error.
+ */
+function storedHistories(ctx: RuleContext): Map<unknown, Record<string, unknown>> {
+  const stored = new Map<unknown, Record<string, unknown>>();
+  for (const h of list(record(record(record(ctx.oldObject).status)).executionHistories)) {
+    if (isRecord(h) && !stored.has(h.ruleName)) stored.set(h.ruleName, h);
+  }
+  return stored;
+}
+
 function validateStatus(cron: CronFederatedHPA, ctx: RuleContext): void {
   const spec = record(cron.spec);
   const histories = list(record(cron.status).executionHistories);
   const path = 'status.executionHistories';
   checkUnique(ctx, histories, (h) => record(h).ruleName, (h, i) => duplicate(child(index(path, i), 'ruleName'), record(h).ruleName));
   const target = targetOf(spec.scaleTargetRef, ctx);
-  if (target === 'unknown') return;
   const rulesByName = new Map<unknown, Record<string, unknown>>();
   for (const rule of list(spec.rules)) {
     if (isRecord(rule) && isString(rule.name) && !rulesByName.has(rule.name)) rulesByName.set(rule.name, rule);
   }
+  const stored = storedHistories(ctx);
   histories.forEach((h, i) => {
     const history = record(h);
     const rule = rulesByName.get(history.ruleName);
     if (!rule) return;
+    const before = stored.get(history.ruleName);
+    const historyPath = index(path, i);
+    // States and transitions: a suspended rule has no later executions, so nextExecutionTime is unset.
+    if (rule.suspend === true && history.nextExecutionTime !== undefined && history.nextExecutionTime !== before?.nextExecutionTime) {
+      add(ctx, forbidden(child(historyPath, 'nextExecutionTime'), `the rule "${String(history.ruleName)}" is suspended, so it has no next execution`));
+    }
+    // While the target reference is wrong, which replica fields apply is unknown.
+    if (target === 'unknown') return;
+    const recorded = new Set(list(before?.successfulExecutions).map(fingerprint));
     list(history.successfulExecutions).forEach((execution, j) => {
-      if (!isRecord(execution)) return;
+      if (!isRecord(execution) || recorded.has(fingerprint(execution))) return;
       for (const [targetField, appliedField] of APPLIED_FIELDS[target]) {
         if (rule[targetField] !== undefined && execution[appliedField] === undefined) {
-          add(ctx, required(child(index(child(index(path, i), 'successfulExecutions'), j), appliedField), `the rule "${String(history.ruleName)}" sets ${targetField}`));
+          add(ctx, required(child(index(child(historyPath, 'successfulExecutions'), j), appliedField), `the rule "${String(history.ruleName)}" sets ${targetField}`));
         }
       }
     });

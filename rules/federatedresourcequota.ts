@@ -59,11 +59,12 @@ const INTEGER_RESOURCES = new Set([
   'services.loadbalancers',
 ]);
 
-const HUGEPAGES_PREFIXES = ['hugepages-', 'requests.hugepages-', 'limits.hugepages-'] as const;
+/** Kubernetes' quota accepts hugepages only as `hugepages-<size>` and `requests.hugepages-<size>` (there is no limits form). */
+const HUGEPAGES_PREFIXES = ['hugepages-', 'requests.hugepages-'] as const;
 
 const STANDARD_QUOTA_MESSAGE =
   `must be a standard resource for quota (${STANDARD_QUOTA_RESOURCES.join(', ')}, ` +
-  'hugepages-<size>, requests.hugepages-<size>, limits.hugepages-<size>) or a domain-prefixed name such as nvidia.com/gpu or count/deployments.apps';
+  'hugepages-<size>, requests.hugepages-<size>) or a domain-prefixed name such as nvidia.com/gpu or count/deployments.apps';
 
 const MAX_NAME_LENGTH = 63;
 

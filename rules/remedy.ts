@@ -1,5 +1,5 @@
 /** Remedy (remedy.<domain>/v1alpha1, cluster-scoped): cluster-level actions triggered by cluster conditions. */
-import { Arr, Enum, Obj, Opt, RawObject, ReqStr, StrList, envelope, type Static } from './_shared/schema.js';
+import { Arr, CONDITION_STATUSES, Enum, Obj, Opt, RawObject, ReqStr, StrList, envelope, type Static } from './_shared/schema.js';
 import { checkUnique, index, list, record } from './_shared/checks.js';
 import { duplicate } from '../src/field.js';
 import type { KindRules, RuleContext } from '../src/rule.js';
@@ -7,9 +7,10 @@ import type { KindRules, RuleContext } from '../src/rule.js';
 /** Remedy's cluster affinity has only clusterNames; fieldSelector, labelSelector and exclude are unknown fields here. */
 const RemedyClusterAffinity = Obj({ clusterNames: Opt(StrList()) });
 
+/** Compared with a cluster status condition, so type and status follow the Condition rules; other values never match. */
 const ClusterConditionRequirement = Obj({
-  conditionType: ReqStr(),
-  conditionStatus: ReqStr(),
+  conditionType: ReqStr({ format: 'camel-case-with-domain' }),
+  conditionStatus: Enum(CONDITION_STATUSES),
   operator: Enum(['Equal', 'NotEqual']),
 });
 

@@ -85,7 +85,9 @@ function validate(work: Work, ctx: RuleContext): void {
 function validateStatus(work: Work, ctx: RuleContext): void {
   const status = record(work.status);
   checkConditions(ctx, status.conditions, 'status.conditions');
-  const manifests = record(record(work.spec).workload).manifests;
+  // A status write cannot change the spec: the ordinals index the stored manifests.
+  const specOf = ctx.subResource === 'status' && isRecord(ctx.oldObject) ? ctx.oldObject : work;
+  const manifests = record(record(record(specOf).spec).workload).manifests;
   const count = Array.isArray(manifests) ? manifests.length : 0;
   const seen = new Set<number>();
   list(status.manifestStatuses).forEach((manifestStatus, i) => {

@@ -1,6 +1,6 @@
 /** WorkloadRebalancer (apps.<domain>/v1alpha1, cluster-scoped): a job that reschedules the listed workloads. */
 import { Arr, Int32, Int64, Obj, Opt, ReqStr, Str, Time, Type, envelope, type Static } from './_shared/schema.js';
-import { add, checkUnique, child, index, isString, list, record } from './_shared/checks.js';
+import { add, checkUnique, child, index, isRecord, isString, list, record } from './_shared/checks.js';
 import { duplicate, invalid, required } from '../src/field.js';
 import { dns1123Label } from '../src/checks/names.js';
 import type { KindRules, RuleContext } from '../src/rule.js';
@@ -60,11 +60,24 @@ function validate(rebalancer: WorkloadRebalancer, ctx: RuleContext): void {
   checkUnique(ctx, workloads, workloadKey, (w, i) => duplicate(index(path, i), w, 'each workload may be listed only once'));
 }
 
+/** The per-workload end results; other values (the spec leaves them open) mean the workload has not ended. */
+const END_RESULTS = ['Successful', 'Failed'];
+
 function validateStatus(rebalancer: WorkloadRebalancer, ctx: RuleContext): void {
   const status = record(rebalancer.status);
+  // States and transitions: the rebalancer finishes (finishTime is set) once every workload has ended.
+  const finished = status.finishTime !== undefined && status.finishTime !== null;
   list(status.observedWorkloads).forEach((o, i) => {
-    checkNamespace(ctx, record(o).workload, child(index('status.observedWorkloads', i), 'workload'));
+    const path = index('status.observedWorkloads', i);
+    checkNamespace(ctx, record(o).workload, child(path, 'workload'));
+    if (finished && isRecord(o)) checkEnded(ctx, o.result, child(path, 'result'));
   });
+}
+
+function checkEnded(ctx: RuleContext, result: unknown, path: string): void {
+  const why = 'status.finishTime is set, so every workload must have ended Successful or Failed';
+  if (result === undefined || result === '') add(ctx, required(path, why));
+  else if (isString(result) && !END_RESULTS.includes(result)) add(ctx, invalid(path, result, why));
 }
 
 export const rules: KindRules<WorkloadRebalancer> = {

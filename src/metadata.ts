@@ -55,7 +55,8 @@ export function checkMetadata(rules: KindRules, metadata: unknown, ctx: RuleCont
     for (const [k, v] of Object.entries(annotations)) {
       const keyProblem = qualifiedName(k.toLowerCase());
       if (keyProblem) ctx.causes.push(invalid(child(path, 'annotations'), k, keyProblem));
-      size += k.length + (typeof v === 'string' ? v.length : 0);
+      // The limit is in bytes, as Go's len() counts them; JavaScript's length counts UTF-16 units.
+      size += Buffer.byteLength(k) + (typeof v === 'string' ? Buffer.byteLength(v) : 0);
     }
     if (size > TOTAL_ANNOTATION_SIZE_LIMIT) ctx.causes.push(tooLong(child(path, 'annotations'), TOTAL_ANNOTATION_SIZE_LIMIT));
   }

@@ -132,6 +132,14 @@ function resolvePointer(root: unknown, pointer: string): unknown {
   return node;
 }
 
+/** Whether the keyword at `schemaPath` (`#/.../properties/<name>/<keyword>`) sits on a required property of its object. */
+function isRequiredProperty(rootSchema: object, schemaPath: string): boolean {
+  const match = /^#(.*)\/properties\/([^/]+)\/[^/]+$/.exec(schemaPath);
+  if (!match) return false;
+  const owner = resolvePointer(rootSchema, match[1]!) as { required?: unknown } | undefined;
+  return Array.isArray(owner?.required) && owner.required.includes(unescapePointer(match[2]!));
+}
+
 function toCauses(rootSchema: object, data: unknown, errors: ErrorObject[]): SchemaResult {
   const causes: Cause[] = [];
   const unknownFields: string[] = [];
@@ -151,7 +159,9 @@ function toCauses(rootSchema: object, data: unknown, errors: ErrorObject[]): Sch
         causes.push(invalid(path, value, `must be of type ${describeType((e.params as { type: string | string[] }).type)}`));
         break;
       case 'enum':
-        causes.push(notSupported(path, value, (e.params as { allowedValues: unknown[] }).allowedValues.map(String)));
+        // An empty required enum field is missing, as for any required string (Kubernetes reports `Required value`).
+        if (value === '' && isRequiredProperty(rootSchema, e.schemaPath)) causes.push(required(path));
+        else causes.push(notSupported(path, value, (e.params as { allowedValues: unknown[] }).allowedValues.map(String)));
         break;
       case 'const':
         causes.push(notSupported(path, value, [String((e.params as { allowedValue: unknown }).allowedValue)]));
@@ -194,7 +204,10 @@ function toCauses(rootSchema: object, data: unknown, errors: ErrorObject[]): Sch
   }
   // An empty required string fails minLength and usually its format too; the Required cause says it all.
   const requiredPaths = new Set(causes.filter((c) => c.type === 'FieldValueRequired').map((c) => c.field));
-  const kept = requiredPaths.size ? causes.filter((c) => c.type === 'FieldValueRequired' || !requiredPaths.has(c.field)) : causes;
+  let kept = requiredPaths.size ? causes.filter((c) => c.type === 'FieldValueRequired' || !requiredPaths.has(c.field)) : causes;
+  // A value of the wrong type also fails the enum of its field (`syncMode: 5`); the type cause says it all.
+  const mistypedPaths = new Set(errors.filter((e) => e.keyword === 'type').map((e) => pointerToPath(rootSchema, e.instancePath)));
+  if (mistypedPaths.size) kept = kept.filter((c) => c.type !== 'FieldValueNotSupported' || !mistypedPaths.has(c.field));
   return { causes: kept, unknownFields };
 }
 

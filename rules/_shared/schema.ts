@@ -77,9 +77,12 @@ export const envelope = {
 
 export const LocalSecretReference = Obj({ name: ReqStr(), namespace: ReqStr() });
 
+/** The values of Condition.status, and so of anything that matches a condition's status. */
+export const CONDITION_STATUSES = ['True', 'False', 'Unknown'] as const;
+
 export const Condition = Obj({
   type: ReqStr({ maxLength: 316, format: 'camel-case-with-domain' }),
-  status: Enum(['True', 'False', 'Unknown']),
+  status: Enum(CONDITION_STATUSES),
   lastTransitionTime: Time(),
   reason: ReqStr({ maxLength: 1024, format: 'camel-case' }),
   message: Str({ maxLength: 32768 }),

@@ -11,8 +11,8 @@ const DESCRIPTORS = new Set(['@yearly', '@annually', '@monthly', '@weekly', '@da
 const MONTHS = new Set(['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec']);
 const DAYS = new Set(['sun', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat']);
 const FIELD_NAMES = ['minute', 'hour', 'day of month', 'month', 'day of week'] as const;
-/** Go's time.ParseDuration syntax: `300ms`, `1.5h`, `2h45m`. */
-const GO_DURATION = /^[+-]?((\d+(\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h))+$/;
+/** Go's time.ParseDuration syntax: `300ms`, `1.5h`, `2h45m`, and a bare `0`. */
+const GO_DURATION = /^[+-]?(0|((\d+(\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h))+)$/;
 const GO_DURATION_UNIT_NS: Record<string, number> = { ns: 1, us: 1e3, µs: 1e3, μs: 1e3, ms: 1e6, s: 1e9, m: 60e9, h: 3600e9 };
 
 // Re-validating an unchanged object (every UPDATE) should not re-parse its schedules.
@@ -22,17 +22,19 @@ const CACHE_LIMIT = 4096;
 /** Returns why `schedule` is not a schedule the controller can run, or undefined when it is. */
 export function cronScheduleError(schedule: string): string | undefined {
   if (cache.has(schedule)) return cache.get(schedule);
-  const result = check(schedule.trim());
+  const result = check(schedule);
   if (cache.size >= CACHE_LIMIT) cache.clear();
   cache.set(schedule, result);
   return result;
 }
 
 function check(schedule: string): string | undefined {
-  if (schedule === '') return 'empty schedule';
-  if (/^(CRON_)?TZ=/.test(schedule)) return 'a time zone prefix (TZ= or CRON_TZ=) is not allowed in the schedule; use the timeZone field';
-  if (schedule.startsWith('@')) return descriptorError(schedule);
-  const fields = schedule.split(/\s+/);
+  const trimmed = schedule.trim();
+  if (trimmed === '') return 'empty schedule';
+  if (/^(CRON_)?TZ=/.test(trimmed)) return 'a time zone prefix (TZ= or CRON_TZ=) is not allowed in the schedule; use the timeZone field';
+  // robfig matches descriptors exactly, with no surrounding whitespace; five fields may be padded.
+  if (trimmed.startsWith('@')) return descriptorError(schedule);
+  const fields = trimmed.split(/\s+/);
   if (fields.length !== 5) {
     return `expected exactly 5 fields (minute hour day-of-month month day-of-week), found ${fields.length}`;
   }
@@ -50,9 +52,9 @@ function check(schedule: string): string | undefined {
 
 function descriptorError(schedule: string): string | undefined {
   if (DESCRIPTORS.has(schedule)) return undefined;
-  const every = /^@every\s+(\S+)$/.exec(schedule);
-  if (every) {
-    const duration = every[1]!;
+  // robfig: the prefix `@every ` (one space), then the rest must parse as a Go duration.
+  if (schedule.startsWith('@every ')) {
+    const duration = schedule.slice('@every '.length);
     if (!GO_DURATION.test(duration)) return `"${duration}" is not a duration (e.g. 90s, 5m, 1h30m)`;
     if (durationNanos(duration) <= 0) return '@every needs a positive duration';
     return undefined;
@@ -66,18 +68,29 @@ function durationNanos(duration: string): number {
   return duration.startsWith('-') ? -total : total;
 }
 
-/** Every token must be a number, `*`, `?` or (month and day-of-week fields) a three-letter name. */
+/**
+ * Each comma-separated item is `range[/step]`: the range is `*`, `?`, a value or `value-value`,
+ * where a value is a number or (month and day-of-week fields) a three-letter name; the step
+ * is a number. Bounds and step sizes are left to cron-parser, which enforces robfig's.
+ */
 function tokenError(field: string, position: number): string | undefined {
-  for (const token of field.split(/[,/-]/)) {
-    if (token === '' || token === '*' || token === '?') continue;
-    if (/^\d+$/.test(token)) {
-      if (position === 4 && Number(token) > 6) return `day of week ${token} is out of range 0-6`;
-      continue;
+  for (const item of field.split(',')) {
+    const [range = '', step, ...extra] = item.split('/');
+    if (extra.length) return `"${item}" has more than one step`;
+    if (step !== undefined && !/^\d+$/.test(step)) return `step "${step}" must be a number`;
+    if (range === '*' || range === '?') continue;
+    for (const token of range.split('-')) {
+      if (token === '') continue;
+      if (/^\d+$/.test(token)) {
+        // cron-parser reads 7 as Sunday; robfig's day-of-week range ends at 6.
+        if (position === 4 && Number(token) > 6) return `day of week ${token} is out of range 0-6`;
+        continue;
+      }
+      const lower = token.toLowerCase();
+      if (position === 3 && MONTHS.has(lower)) continue;
+      if (position === 4 && DAYS.has(lower)) continue;
+      return `"${token}" is not supported (only numbers, *, ?, ranges, steps, lists${position >= 3 ? ' and names' : ''})`;
     }
-    const lower = token.toLowerCase();
-    if (position === 3 && MONTHS.has(lower)) continue;
-    if (position === 4 && DAYS.has(lower)) continue;
-    return `"${token}" is not supported (only numbers, *, ?, ranges, steps, lists${position >= 3 ? ' and names' : ''})`;
   }
   return undefined;
 }

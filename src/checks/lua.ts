@@ -16,7 +16,7 @@ const CACHE_LIMIT = 1024;
 
 /** Returns the problem with `script`, or undefined when it parses and defines `fn`. */
 export function luaScriptError(script: string, fn: LuaFunctionSpec): string | undefined {
-  const cacheKey = `${fn.name}\u0000${script}`;
+  const cacheKey = `${fn.name}(${fn.params.join(',')})\u0000${script}`;
   if (cache.has(cacheKey)) return cache.get(cacheKey);
   const result = check(script, fn);
   if (cache.size >= CACHE_LIMIT) cache.clear();

@@ -146,7 +146,8 @@ export function fullyQualifiedDomainName(value: string): string | undefined {
 }
 
 export function ipAddress(value: string): string | undefined {
-  return isIP(value) === 0 ? 'must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)' : undefined;
+  // Node accepts an IPv6 zone (`fe80::1%eth0`); Go's net.ParseIP, which Kubernetes uses, does not.
+  return isIP(value) === 0 || value.includes('%') ? 'must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)' : undefined;
 }
 
 /** A DNS name that is not an IP address (ingress hostnames). */
@@ -168,7 +169,7 @@ export function camelCaseWithDomain(value: string): string | undefined {
 
 /** Condition reasons: a CamelCase identifier without prefix. */
 export function camelCase(value: string): string | undefined {
-  return CAMEL_CASE.test(value) ? undefined : "must be a CamelCase identifier (e.g. 'ClusterReady'): a letter followed by letters and digits";
+  return CAMEL_CASE.test(value) ? undefined : "must be a CamelCase identifier (e.g. 'ClusterReady'): an upper-case letter followed by letters and digits";
 }
 
 /** `group/version` or `version` (schema.ParseGroupVersion). */

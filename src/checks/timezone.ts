@@ -21,8 +21,18 @@ export function timeZoneError(zone: string): string | undefined {
 function check(zone: string): string | undefined {
   if (zone === '') return 'must be an IANA time zone name such as "Europe/Berlin", or omitted';
   if (zone === 'Local') return 'must be an explicit IANA time zone name; "Local" depends on where the controller runs';
-  if (!IANAZone.isValidZone(zone) || !zone.split('/').every((segment) => /^[A-Z]/.test(segment))) {
-    return `unknown time zone ${zone}`;
-  }
+  if (!IANAZone.isValidZone(zone) || !hasIanaCase(zone)) return `unknown time zone ${zone}`;
   return undefined;
+}
+
+/**
+ * ICU resolves a zone to its canonical ID in the database's spelling; a name that differs from
+ * that ID only in case is a mis-cased canonical name. Aliases (`US/Eastern`) resolve to another
+ * ID, so for them only the shape is checked: every segment starts upper-case, and no IANA name
+ * has a run of five capitals (`US/EASTERN`).
+ */
+function hasIanaCase(zone: string): boolean {
+  const canonical = new Intl.DateTimeFormat('en-US', { timeZone: zone }).resolvedOptions().timeZone;
+  if (canonical.toLowerCase() === zone.toLowerCase()) return canonical === zone;
+  return zone.split('/').every((segment) => /^[A-Z]/.test(segment)) && !/[A-Z]{5}/.test(zone);
 }

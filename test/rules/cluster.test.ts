@@ -25,6 +25,8 @@ describe('Cluster', () => {
     { name: 'syncMode missing', edit: (o) => delete o.spec.syncMode, want: [Required('spec.syncMode')] },
     { name: 'syncMode unsupported', edit: (o) => (o.spec.syncMode = 'Both'), want: [NotSupported('spec.syncMode')] },
     { name: 'syncMode Pull', edit: (o) => (o.spec.syncMode = 'Pull'), want: [] },
+    { name: 'syncMode empty is missing', edit: (o) => (o.spec.syncMode = ''), want: [Required('spec.syncMode')] },
+    { name: 'syncMode not a string is blamed once', edit: (o) => (o.spec.syncMode = 5), want: [Invalid('spec.syncMode')] },
     { name: 'spec missing', edit: (o) => delete o.spec, want: [Required('spec')] },
     // apiEndpoint: the spec's forms and URLs
     ...['member1.example.com', 'member1.example.com:6443', '10.0.0.1', '10.0.0.1:6443', '[fd00::1]:6443', 'https://member1.example.com'].map(
@@ -36,6 +38,9 @@ describe('Cluster', () => {
     // secrets
     { name: 'secretRef without namespace', edit: (o) => delete o.spec.secretRef.namespace, want: [Required('spec.secretRef.namespace')] },
     { name: 'impersonatorSecretRef with empty name', edit: (o) => (o.spec.impersonatorSecretRef.name = ''), want: [Required('spec.impersonatorSecretRef.name')] },
+    { name: 'secretRef without name', edit: (o) => delete o.spec.secretRef.name, want: [Required('spec.secretRef.name')] },
+    { name: 'impersonatorSecretRef without namespace', edit: (o) => delete o.spec.impersonatorSecretRef.namespace, want: [Required('spec.impersonatorSecretRef.namespace')] },
+    { name: 'no secret references', edit: (o) => { delete o.spec.secretRef; delete o.spec.impersonatorSecretRef; }, want: [] },
     // proxy
     { name: 'proxyURL with ftp scheme', edit: (o) => (o.spec.proxyURL = 'ftp://proxy:21'), want: [Invalid('spec.proxyURL')] },
     { name: 'proxyURL not a URL', edit: (o) => (o.spec.proxyURL = 'proxy'), want: [Invalid('spec.proxyURL')] },
@@ -45,12 +50,14 @@ describe('Cluster', () => {
     { name: 'region not a label value', edit: (o) => (o.spec.region = '-eu'), want: [Invalid('spec.region')] },
     { name: 'zone with zones', edit: (o) => (o.spec.zone = 'eu-central-1a'), want: [Forbidden('spec.zone')] },
     { name: 'zone alone', edit: (o) => { o.spec.zone = 'eu-central-1a'; delete o.spec.zones; }, want: [] },
+    { name: 'zone not a label value', edit: (o) => { o.spec.zone = 'eu central'; delete o.spec.zones; }, want: [Invalid('spec.zone')] },
     { name: 'zones entry not a label value', edit: (o) => (o.spec.zones = ['ok', 'not ok']), want: [Invalid('spec.zones[1]')] },
     { name: 'duplicate zones', edit: (o) => (o.spec.zones = ['a', 'a']), want: [Duplicate('spec.zones[1]')] },
     { name: 'id too long', edit: (o) => (o.spec.id = 'x'.repeat(128001)), want: [TooLong('spec.id')] },
     // taints
     { name: 'taint effect unsupported', edit: (o) => (o.spec.taints[0].effect = 'Foo'), want: [NotSupported('spec.taints[0].effect')] },
     { name: 'taint without effect', edit: (o) => delete o.spec.taints[0].effect, want: [Required('spec.taints[0].effect')] },
+    { name: 'taint with empty effect', edit: (o) => (o.spec.taints[0].effect = ''), want: [Required('spec.taints[0].effect')] },
     { name: 'taint without key', edit: (o) => delete o.spec.taints[0].key, want: [Required('spec.taints[0].key')] },
     { name: 'taint key not qualified', edit: (o) => (o.spec.taints[0].key = 'a/b/c'), want: [Invalid('spec.taints[0].key')] },
     { name: 'taint value not a label value', edit: (o) => (o.spec.taints[0].value = 'no way'), want: [Invalid('spec.taints[0].value')] },
@@ -72,6 +79,11 @@ describe('Cluster', () => {
     { name: 'unsorted grades still contiguous', edit: (o) => o.spec.resourceModels.reverse(), want: [] },
     { name: 'duplicate grade', edit: (o) => (o.spec.resourceModels[2].grade = 1), want: [Duplicate('spec.resourceModels[2].grade')] },
     { name: 'negative grade', edit: (o) => (o.spec.resourceModels[0].grade = -1), want: [Invalid('spec.resourceModels[0].grade')] },
+    { name: 'grade missing: its neighbours are not blamed for a gap', edit: (o) => delete o.spec.resourceModels[1].grade, want: [Required('spec.resourceModels[1].grade')] },
+    { name: 'grade not an integer: one cause', edit: (o) => (o.spec.resourceModels[1].grade = '1'), want: [Invalid('spec.resourceModels[1].grade')] },
+    { name: 'grades need not start at 0 or be consecutive', edit: (o) => o.spec.resourceModels.forEach((m: any, i: number) => (m.grade = 3 + 2 * i)), want: [] },
+    { name: 'range name empty is missing', edit: (o) => (o.spec.resourceModels[0].ranges[0].name = ''), want: [Required('spec.resourceModels[0].ranges[0].name')] },
+    { name: 'quantities in nano units compare by value', edit: (o) => (o.spec.resourceModels[1].ranges[0].min = '1000000000n'), want: [] },
     { name: 'range name outside the four', edit: (o) => (o.spec.resourceModels[0].ranges[0].name = 'nvidia.com/gpu'), want: [NotSupported('spec.resourceModels[0].ranges[0].name')] },
     { name: 'storage is one of the four', edit: (o) => o.spec.resourceModels.forEach((m: any, i: number) => m.ranges.push({ name: 'storage', min: String(i * 100), max: i === 2 ? '1Pi' : String((i + 1) * 100) })), want: [] },
     { name: 'duplicate range name', edit: (o) => o.spec.resourceModels[0].ranges.push({ name: 'cpu', min: '0', max: '1' }), want: [Duplicate('spec.resourceModels[0].ranges[2].name')] },
@@ -91,6 +103,8 @@ describe('Cluster', () => {
     { name: 'condition negative observedGeneration', edit: (o) => (o.status.conditions[0].observedGeneration = -1), want: [Invalid('status.conditions[0].observedGeneration')] },
     { name: 'duplicate condition type', edit: (o) => o.status.conditions.push({ ...o.status.conditions[0] }), want: [Duplicate('status.conditions[1].type')] },
     { name: 'apiEnablement without groupVersion', edit: (o) => delete o.status.apiEnablements[0].groupVersion, want: [Required('status.apiEnablements[0].groupVersion')] },
+    { name: 'apiEnablements listed per groupVersion', edit: (o) => o.status.apiEnablements.push({ groupVersion: 'apps/v1', resources: [] }), want: [Duplicate('status.apiEnablements[1].groupVersion')] },
+    { name: 'apiEnablements of several groupVersions', edit: (o) => o.status.apiEnablements.push({ groupVersion: 'v1', resources: [{ kind: 'Pod', name: 'pods' }] }), want: [] },
     { name: 'resource without plural name', edit: (o) => delete o.status.apiEnablements[0].resources[0].name, want: [Required('status.apiEnablements[0].resources[0].name')] },
     { name: 'allocatable not a quantity', edit: (o) => (o.status.resourceSummary.allocatable.cpu = 'lots'), want: [Invalid('status.resourceSummary.allocatable[cpu]')] },
     { name: 'modeling without count', edit: (o) => delete o.status.resourceSummary.allocatableModelings[0].count, want: [Required('status.resourceSummary.allocatableModelings[0].count')] },
@@ -193,5 +207,11 @@ describe('Cluster defaults', () => {
     expect(applyDefaults(cluster, { now }).patch).toEqual([]);
     const { patch } = applyDefaults(changed(bare, (o) => (o.spec.taints = [])), { now, operation: 'UPDATE' });
     expect(patch).toEqual([]);
+  });
+
+  it('stamps timeAdded on a NoExecute taint added by an UPDATE, and the result validates clean', () => {
+    const { object, patch } = applyDefaults(bare, { now, operation: 'UPDATE' });
+    expect(patch).toEqual([{ op: 'add', path: '/spec/taints/0/timeAdded', value: '2026-11-22T12:00:00Z' }]);
+    expectCauses(object, [], { operation: 'UPDATE', oldObject: cluster });
   });
 });

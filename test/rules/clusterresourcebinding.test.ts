@@ -69,6 +69,8 @@ describe('ClusterResourceBinding', () => {
     { name: 'duplicate cluster', edit: (o) => o.spec.clusters.push({ name: 'member1', replicas: 3 }), want: [Duplicate('spec.clusters[2].name')] },
     { name: 'cluster with component replicas', edit: (o) => (o.spec.clusters[0].components = [{ name: 'jobmanager', replicas: 1 }]), want: [] },
     { name: 'cluster component without replicas', edit: (o) => (o.spec.clusters[0].components = [{ name: 'jobmanager' }]), want: [Required('spec.clusters[0].components[0].replicas')] },
+    { name: 'cluster component without name', edit: (o) => (o.spec.clusters[0].components = [{ replicas: 1 }]), want: [Required('spec.clusters[0].components[0].name')] },
+    { name: 'cluster component name longer than 32', edit: (o) => (o.spec.clusters[0].components = [{ name: 'c'.repeat(33), replicas: 1 }]), want: [TooLong('spec.clusters[0].components[0].name')] },
     // requiredBy
     { name: 'requiredBy without name', edit: (o) => delete o.spec.requiredBy[0].name, want: [Required('spec.requiredBy[0].name')] },
     { name: 'requiredBy without namespace (a ClusterResourceBinding)', edit: (o) => delete o.spec.requiredBy[0].namespace, want: [] },
@@ -82,10 +84,75 @@ describe('ClusterResourceBinding', () => {
     { name: 'negative schedulePriority', edit: (o) => (o.spec.schedulePriority.priority = -10), want: [] },
     { name: 'propagateDeps not a boolean', edit: (o) => (o.spec.propagateDeps = 'true'), want: [Invalid('spec.propagateDeps')] },
     { name: 'preserveResourcesOnDeletion not a boolean', edit: (o) => (o.spec.preserveResourcesOnDeletion = 0), want: [Invalid('spec.preserveResourcesOnDeletion')] },
-    { name: 'suspension is raw', edit: (o) => (o.spec.suspension = { dispatching: true, dispatchingOnClusters: { clusterNames: ['member1'] } }), want: [] },
+    { name: 'suspension of all and of some clusters', edit: (o) => (o.spec.suspension = { dispatching: true, dispatchingOnClusters: { clusterNames: ['member1'] } }), want: [] },
     { name: 'suspension not an object', edit: (o) => (o.spec.suspension = true), want: [Invalid('spec.suspension')] },
-    { name: 'placement is raw', edit: (o) => (o.spec.placement.spreadConstraints = [{ spreadByField: 'region', maxGroups: 2 }]), want: [] },
+    { name: 'suspension dispatching not a boolean', edit: (o) => (o.spec.suspension = { dispatching: 'yes' }), want: [Invalid('spec.suspension.dispatching')] },
+    { name: 'suspended cluster names not strings', edit: (o) => (o.spec.suspension = { dispatchingOnClusters: { clusterNames: [1] } }), want: [Invalid('spec.suspension.dispatchingOnClusters.clusterNames[0]')] },
+    // placement (Karmada's CRD constraints)
+    { name: 'placement spread by region', edit: (o) => (o.spec.placement.spreadConstraints = [{ spreadByField: 'region', maxGroups: 2 }]), want: [] },
+    { name: 'placement spread by label', edit: (o) => (o.spec.placement.spreadConstraints = [{ spreadByLabel: 'topology.example.com/site', maxGroups: 2 }]), want: [] },
     { name: 'placement not an object', edit: (o) => (o.spec.placement = ['member1']), want: [Invalid('spec.placement')] },
+    { name: 'spreadByField unsupported', edit: (o) => (o.spec.placement.spreadConstraints[0].spreadByField = 'node'), want: [NotSupported('spec.placement.spreadConstraints[0].spreadByField')] },
+    { name: 'maxGroups not an integer', edit: (o) => (o.spec.placement.spreadConstraints[0].maxGroups = 1.5), want: [Invalid('spec.placement.spreadConstraints[0].maxGroups')] },
+    { name: 'cluster affinity field selector key unsupported', edit: (o) => (o.spec.placement.clusterAffinity.fieldSelector = { matchExpressions: [{ key: 'name', operator: 'In', values: ['a'] }] }), want: [NotSupported('spec.placement.clusterAffinity.fieldSelector.matchExpressions[0].key')] },
+    { name: 'tolerations are core objects', edit: (o) => o.spec.placement.clusterTolerations.push({ key: 'dedicated', operator: 'Equal', value: 'gpu', effect: 'NoSchedule' }), want: [] },
+    { name: 'tolerations not objects', edit: (o) => (o.spec.placement.clusterTolerations = ['dedicated']), want: [Invalid('spec.placement.clusterTolerations[0]')] },
+    {
+      name: 'cluster affinity groups with overflow',
+      edit: (o) => {
+        delete o.spec.placement.clusterAffinity;
+        o.spec.placement.clusterAffinities = [
+          { affinityName: 'idc', clusterNames: ['member1'], overflowAffinities: [{ affinityName: 'cloud', labelSelector: { matchLabels: { provider: 'cloud' } } }] },
+          { affinityName: 'a'.repeat(32), clusterNames: ['member2'] },
+        ];
+      },
+      want: [],
+    },
+    { name: 'affinity group without name', edit: (o) => (o.spec.placement.clusterAffinities = [{ clusterNames: ['member1'] }]), want: [Required('spec.placement.clusterAffinities[0].affinityName')] },
+    { name: 'affinity group with empty name', edit: (o) => (o.spec.placement.clusterAffinities = [{ affinityName: '' }]), want: [Required('spec.placement.clusterAffinities[0].affinityName')] },
+    { name: 'affinity group name longer than 32', edit: (o) => (o.spec.placement.clusterAffinities = [{ affinityName: 'a'.repeat(33) }]), want: [TooLong('spec.placement.clusterAffinities[0].affinityName')] },
+    {
+      name: 'overflow group without name',
+      edit: (o) => (o.spec.placement.clusterAffinities = [{ affinityName: 'idc', overflowAffinities: [{ clusterNames: ['member3'] }] }]),
+      want: [Required('spec.placement.clusterAffinities[0].overflowAffinities[0].affinityName')],
+    },
+    {
+      name: 'overflow group name longer than 32',
+      edit: (o) => (o.spec.placement.clusterAffinities = [{ affinityName: 'idc', overflowAffinities: [{ affinityName: 'o'.repeat(33) }] }]),
+      want: [TooLong('spec.placement.clusterAffinities[0].overflowAffinities[0].affinityName')],
+    },
+    { name: 'replicaSchedulingType unsupported', edit: (o) => (o.spec.placement.replicaScheduling.replicaSchedulingType = 'Split'), want: [NotSupported('spec.placement.replicaScheduling.replicaSchedulingType')] },
+    {
+      name: 'divided by static weights',
+      edit: (o) => (o.spec.placement.replicaScheduling = {
+        replicaSchedulingType: 'Divided',
+        replicaDivisionPreference: 'Weighted',
+        weightPreference: { staticWeightList: [{ targetCluster: { clusterNames: ['member1'] }, weight: 1 }, { targetCluster: { clusterNames: ['member2'] }, weight: 3 }] },
+      }),
+      want: [],
+    },
+    { name: 'replicaDivisionPreference unsupported', edit: (o) => (o.spec.placement.replicaScheduling.replicaDivisionPreference = 'Balanced'), want: [NotSupported('spec.placement.replicaScheduling.replicaDivisionPreference')] },
+    { name: 'dynamicWeight AvailableReplicas', edit: (o) => (o.spec.placement.replicaScheduling.weightPreference = { dynamicWeight: 'AvailableReplicas' }), want: [] },
+    { name: 'dynamicWeight unsupported', edit: (o) => (o.spec.placement.replicaScheduling.weightPreference = { dynamicWeight: 'AvailableResources' }), want: [NotSupported('spec.placement.replicaScheduling.weightPreference.dynamicWeight')] },
+    {
+      name: 'static weight 0',
+      edit: (o) => (o.spec.placement.replicaScheduling.weightPreference = { staticWeightList: [{ targetCluster: { clusterNames: ['member1'] }, weight: 0 }] }),
+      want: [Invalid('spec.placement.replicaScheduling.weightPreference.staticWeightList[0].weight')],
+    },
+    {
+      name: 'static weight without weight',
+      edit: (o) => (o.spec.placement.replicaScheduling.weightPreference = { staticWeightList: [{ targetCluster: { clusterNames: ['member1'] } }] }),
+      want: [Required('spec.placement.replicaScheduling.weightPreference.staticWeightList[0].weight')],
+    },
+    {
+      name: 'static weight without targetCluster',
+      edit: (o) => (o.spec.placement.replicaScheduling.weightPreference = { staticWeightList: [{ weight: 2 }] }),
+      want: [Required('spec.placement.replicaScheduling.weightPreference.staticWeightList[0].targetCluster')],
+    },
+    { name: 'workload affinity and anti-affinity', edit: (o) => (o.spec.placement.workloadAffinity = { affinity: { groupByLabelKey: 'app.group' }, antiAffinity: { groupByLabelKey: 'example.com/ha-group' } }), want: [] },
+    { name: 'workload anti-affinity without groupByLabelKey', edit: (o) => (o.spec.placement.workloadAffinity = { antiAffinity: {} }), want: [Required('spec.placement.workloadAffinity.antiAffinity.groupByLabelKey')] },
+    { name: 'workload affinity with empty groupByLabelKey', edit: (o) => (o.spec.placement.workloadAffinity = { affinity: { groupByLabelKey: '' } }), want: [Required('spec.placement.workloadAffinity.affinity.groupByLabelKey')] },
+    { name: 'workload affinity key not a label key', edit: (o) => (o.spec.placement.workloadAffinity = { affinity: { groupByLabelKey: 'app group' } }), want: [Invalid('spec.placement.workloadAffinity.affinity.groupByLabelKey')] },
     // failover
     { name: 'application purgeMode Never', edit: (o) => (o.spec.failover.application.purgeMode = 'Never'), want: [] },
     { name: 'application purgeMode unsupported', edit: (o) => (o.spec.failover.application.purgeMode = 'Graciously'), want: [NotSupported('spec.failover.application.purgeMode')] },

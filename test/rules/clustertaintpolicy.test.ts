@@ -47,7 +47,12 @@ describe('ClusterTaintPolicy', () => {
     // match conditions
     { name: 'add condition without conditionType', edit: (o) => delete o.spec.addOnConditions[0].conditionType, want: [Required('spec.addOnConditions[0].conditionType')] },
     { name: 'add condition with empty conditionType', edit: (o) => (o.spec.addOnConditions[0].conditionType = ''), want: [Required('spec.addOnConditions[0].conditionType')] },
-    { name: 'any cluster condition type', edit: (o) => (o.spec.addOnConditions[0].conditionType = 'custom_condition'), want: [] },
+    { name: 'conditionType not a condition type (CamelCase)', edit: (o) => (o.spec.addOnConditions[0].conditionType = 'custom_condition'), want: [Invalid('spec.addOnConditions[0].conditionType')] },
+    { name: 'conditionType with a bad domain prefix', edit: (o) => (o.spec.removeOnConditions[0].conditionType = 'Example.com/Ready'), want: [Invalid('spec.removeOnConditions[0].conditionType')] },
+    { name: 'conditionType invented by another controller', edit: (o) => (o.spec.removeOnConditions[0].conditionType = 'example.com/DiskPressure'), want: [] },
+    { name: 'statusValue not a condition status', edit: (o) => (o.spec.addOnConditions[1].statusValues = ['False', 'Maybe']), want: [NotSupported('spec.addOnConditions[1].statusValues[1]')] },
+    { name: 'statusValue in the wrong case', edit: (o) => (o.spec.removeOnConditions[0].statusValues = ['true']), want: [NotSupported('spec.removeOnConditions[0].statusValues[0]')] },
+    { name: 'statusValues True, False and Unknown', edit: (o) => (o.spec.removeOnConditions[0].statusValues = ['True', 'False', 'Unknown']), want: [] },
     { name: 'add condition without operator', edit: (o) => delete o.spec.addOnConditions[1].operator, want: [Required('spec.addOnConditions[1].operator')] },
     { name: 'add condition operator Exists', edit: (o) => (o.spec.addOnConditions[1].operator = 'Exists'), want: [NotSupported('spec.addOnConditions[1].operator')] },
     { name: 'remove condition operator Equal', edit: (o) => (o.spec.removeOnConditions[0].operator = 'Equal'), want: [NotSupported('spec.removeOnConditions[0].operator')] },

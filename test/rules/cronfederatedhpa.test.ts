@@ -22,10 +22,12 @@ describe('CronFederatedHPA', () => {
     '@every 90s', '@every 1h30m', '@every 5m',
     '* * * * *', '0 0 1 1 *', '59 23 31 12 6', '0 9-17 * * *', '*/15 * * * *', '0-30/10 9 * * *',
     '0 0,12 * * *', '5,10,15 * * * *', '0 9 * * mon-fri', '0 0 1 JAN *', '0 0 1 jan-mar *', '0 0 ? * SUN', '0 0 * * 0',
+    '0 0 * * */7', '5/15 * * * *', ' 0 9 * * 1-5 ', '@every 300ms',
   ];
   const invalidSchedules = [
     '0 0 0 * * *', '0 0 0 * * * 2026', '0 0 L * *', '0 0 * * 1#2', '0 0 15W * *', 'H * * * *', '0 0 * * 7',
     '@every 0s', '@every soon', '@5minutes', 'TZ=UTC 0 * * * *', '60 * * * *', '* 24 * * *', '0 0 32 * *', '0 0 * 13 *', '* * *',
+    ' @daily', '@daily ', '@every  5m', '@every 1h 30m', '@Daily', '0 0 * * 1-7', '*/0 * * * *', '1,,2 * * * *', '0 0 */mon * *', 'CRON_TZ=UTC @daily',
   ];
 
   const cases: Case[] = [
@@ -70,7 +72,8 @@ describe('CronFederatedHPA', () => {
     ...['America/New_York', 'UTC', 'Asia/Kolkata', 'Europe/Berlin', 'America/Argentina/Buenos_Aires'].map(
       (tz): Case => ({ name: `timeZone ${tz}`, edit: timeZone(tz), want: [] }),
     ),
-    ...['Mars/Olympus', '', 'Local', 'america/new_york', 'EST5EDT7'].map(
+    ...['US/Eastern', 'Etc/GMT+5', 'Asia/Calcutta'].map((tz): Case => ({ name: `timeZone alias ${tz}`, edit: timeZone(tz), want: [] })),
+    ...['Mars/Olympus', '', 'Local', 'america/new_york', 'EST5EDT7', 'AMERICA/NEW_YORK', 'America/New_york', 'utc', 'US/EASTERN'].map(
       (tz): Case => ({ name: `timeZone "${tz}"`, edit: timeZone(tz), want: [Invalid('spec.rules[0].timeZone')] }),
     ),
     { name: 'timeZone omitted', edit: (o) => delete o.spec.rules[0].timeZone, want: [] },
@@ -252,6 +255,50 @@ describe('CronFederatedHPA', () => {
       operation: 'UPDATE',
       subResource: 'status',
       oldObject: cronDeployment,
+    });
+  });
+
+  describe('status rules judge what a write records, not what is already stored', () => {
+    const withMax = changed(cronFHPA, (o) => (o.spec.rules[1].targetMaxReplicas = 10));
+
+    it('allows adding targetMaxReplicas to a rule whose stored executions predate it', () => {
+      expectCauses(withMax, [], { operation: 'UPDATE', oldObject: cronFHPA });
+    });
+
+    it('requires appliedMaxReplicas on a new execution of that rule, not on the stored one', () => {
+      const stored = changed(withMax, () => {});
+      const statusWrite = changed(stored, (o) =>
+        o.status.executionHistories[1].successfulExecutions.push({ scheduleTime: '2026-11-21T21:00:00Z', executionTime: '2026-11-21T21:00:00Z', appliedMinReplicas: 1 }),
+      );
+      expectCauses(statusWrite, [Required('status.executionHistories[1].successfulExecutions[1].appliedMaxReplicas')], {
+        operation: 'UPDATE',
+        subResource: 'status',
+        oldObject: stored,
+      });
+      const complete = changed(statusWrite, (o) => (o.status.executionHistories[1].successfulExecutions[1].appliedMaxReplicas = 10));
+      expectCauses(complete, [], { operation: 'UPDATE', subResource: 'status', oldObject: stored });
+    });
+
+    it('still checks every execution on CREATE', () => {
+      expectCauses(withMax, [Required('status.executionHistories[1].successfulExecutions[0].appliedMaxReplicas')]);
+    });
+
+    it('forbids a next execution time for a suspended rule (states and transitions)', () => {
+      const suspended = changed(cronDeployment, (o) => (o.status.executionHistories[1].nextExecutionTime = '2026-11-28T00:00:00Z'));
+      expectCauses(suspended, [Forbidden('status.executionHistories[1].nextExecutionTime')]);
+      const notSuspended = changed(suspended, (o) => (o.spec.rules[2].suspend = false));
+      expectCauses(notSuspended, []);
+    });
+
+    it('allows suspending a rule whose stored history still has a next execution time', () => {
+      const suspend = changed(cronDeployment, (o) => (o.spec.rules[0].suspend = true));
+      expectCauses(suspend, [], { operation: 'UPDATE', oldObject: cronDeployment });
+      const stale = changed(suspend, (o) => o.status.executionHistories[0].failedExecutions.push({ scheduleTime: '2026-11-21T13:00:00Z', executionTime: '2026-11-21T13:00:01Z', message: 'timeout' }));
+      expectCauses(stale, [], { operation: 'UPDATE', subResource: 'status', oldObject: suspend });
+      const moved = changed(suspend, (o) => (o.status.executionHistories[0].nextExecutionTime = '2026-11-24T13:00:00Z'));
+      expectCauses(moved, [Forbidden('status.executionHistories[0].nextExecutionTime')], { operation: 'UPDATE', subResource: 'status', oldObject: suspend });
+      const cleared = changed(suspend, (o) => delete o.status.executionHistories[0].nextExecutionTime);
+      expectCauses(cleared, [], { operation: 'UPDATE', subResource: 'status', oldObject: suspend });
     });
   });
 

@@ -34,10 +34,10 @@ describe('FederatedResourceQuota', () => {
     { name: 'overall not a map', edit: (o) => { o.spec.overall = ['cpu']; delete o.spec.staticAssignments; }, want: [Invalid('spec.overall')] },
     { name: 'overall value not a quantity', edit: (o) => (o.spec.overall.cpu = 'eight'), want: [Invalid('spec.overall[cpu]')] },
     // resource names
-    ...['requests.cpu', 'limits.memory', 'ephemeral-storage', 'requests.storage', 'limits.ephemeral-storage', 'services.loadbalancers', 'persistentvolumeclaims', 'hugepages-2Mi', 'requests.hugepages-1Gi', 'limits.hugepages-2Mi', 'count/deployments.apps', 'example.com/widgets', 'requests.nvidia.com/gpu'].map(
+    ...['requests.cpu', 'limits.memory', 'ephemeral-storage', 'requests.storage', 'limits.ephemeral-storage', 'services.loadbalancers', 'persistentvolumeclaims', 'hugepages-2Mi', 'requests.hugepages-1Gi', 'count/deployments.apps', 'example.com/widgets', 'requests.nvidia.com/gpu'].map(
       (name): Case => ({ name: `resource ${name} accepted`, edit: withResource(name, '2'), want: [] }),
     ),
-    ...['storage', 'gpu', 'limits.storage', 'requests.pods', 'hugepages-', 'hugepages-huge', 'hugepages-0'].map(
+    ...['storage', 'gpu', 'limits.storage', 'requests.pods', 'hugepages-', 'hugepages-huge', 'hugepages-0', 'limits.hugepages-2Mi'].map(
       (name): Case => ({ name: `resource ${name} rejected`, edit: (o) => (o.spec.overall[name] = '2'), want: [Invalid(`spec.overall[${name}]`)] }),
     ),
     { name: 'resource not a qualified name', edit: (o) => (o.spec.overall['a/b/c'] = '1'), want: [Invalid('spec.overall[a/b/c]')] },
@@ -80,6 +80,8 @@ describe('FederatedResourceQuota', () => {
     { name: 'overall raised above the sum', edit: (o) => (o.spec.overall.cpu = '8.5'), want: [] },
     { name: 'overall equal to the sum in other units', edit: (o) => (o.spec.overall.memory = '32768Mi'), want: [] },
     { name: 'overall in milli equal to the sum', edit: (o) => (o.spec.overall.cpu = '8000m'), want: [] },
+    { name: 'overall in nano and micro units equal to the sum', edit: (o) => { o.spec.overall.cpu = '8000000000n'; o.spec.staticAssignments[1].hard.cpu = '3000000u'; }, want: [] },
+    { name: 'assignments exceed overall by 1n', edit: (o) => (o.spec.staticAssignments[1].hard.cpu = '3000000001n'), want: [Invalid('spec.overall[cpu]')] },
     { name: 'resource given to one cluster only', edit: (o) => { delete o.spec.staticAssignments[1].hard.cpu; o.spec.overall.cpu = '5'; }, want: [] },
     { name: 'resource in overall never assigned', edit: (o) => (o.spec.overall['requests.storage'] = '1Ti'), want: [] },
     { name: 'negative overall is not also below the sum', edit: (o) => (o.spec.overall.cpu = '-8'), want: [Invalid('spec.overall[cpu]')] },

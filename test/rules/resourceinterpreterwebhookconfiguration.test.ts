@@ -100,6 +100,7 @@ describe('ResourceInterpreterWebhookConfiguration', () => {
     { name: 'caBundle absent (system roots)', edit: (o) => delete o.webhooks[0].clientConfig.caBundle, want: [] },
     // service
     { name: 'service name missing', edit: (o) => delete o.webhooks[1].clientConfig.service.name, want: [Required(`${SERVICE_PATH}.name`)] },
+    { name: 'service name empty', edit: (o) => (o.webhooks[1].clientConfig.service.name = ''), want: [Required(`${SERVICE_PATH}.name`)] },
     { name: 'service namespace empty', edit: (o) => (o.webhooks[1].clientConfig.service.namespace = ''), want: [Required(`${SERVICE_PATH}.namespace`)] },
     { name: 'service port 0', edit: (o) => (o.webhooks[1].clientConfig.service.port = 0), want: [Invalid(`${SERVICE_PATH}.port`)] },
     { name: 'service port 65536', edit: (o) => (o.webhooks[1].clientConfig.service.port = 65536), want: [Invalid(`${SERVICE_PATH}.port`)] },

@@ -32,6 +32,7 @@ describe('ResourceRegistry', () => {
     { name: 'resourceSelectors empty', edit: (o) => (o.spec.resourceSelectors = []), want: [Required('spec.resourceSelectors')] },
     { name: 'a single selector', edit: (o) => o.spec.resourceSelectors.pop(), want: [] },
     { name: 'selector without apiVersion', edit: (o) => delete o.spec.resourceSelectors[0].apiVersion, want: [Required('spec.resourceSelectors[0].apiVersion')] },
+    { name: 'selector with empty apiVersion', edit: (o) => (o.spec.resourceSelectors[0].apiVersion = ''), want: [Required('spec.resourceSelectors[0].apiVersion')] },
     { name: 'selector with empty kind', edit: (o) => (o.spec.resourceSelectors[0].kind = ''), want: [Required('spec.resourceSelectors[0].kind')] },
     { name: 'selector apiVersion a/b/c', edit: (o) => (o.spec.resourceSelectors[0].apiVersion = 'a/b/c'), want: [Invalid('spec.resourceSelectors[0].apiVersion')] },
     { name: 'selector core apiVersion v1', edit: (o) => (o.spec.resourceSelectors[0].apiVersion = 'v1'), want: [] },

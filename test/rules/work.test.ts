@@ -158,6 +158,19 @@ describe('Work', () => {
     expectCauses(statusWrite, [Duplicate('status.manifestStatuses[1].identifier.ordinal')], { operation: 'UPDATE', subResource: 'status', oldObject: work });
   });
 
+  it('checks ordinals against the stored manifests on the status subresource', () => {
+    const status = { operation: 'UPDATE' as const, subResource: 'status', oldObject: work };
+    // A client with a stale copy: the spec it sends is ignored, the stored one has two manifests.
+    const stale = changed(work, (o) => o.spec.workload.manifests.pop());
+    expectCauses(stale, [], status);
+    const grown = changed(work, (o) => {
+      o.spec.workload.manifests.push({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'nginx-conf', namespace: 'default' } });
+      o.status.manifestStatuses[1].identifier.ordinal = 2;
+    });
+    expectCauses(grown, [Invalid('status.manifestStatuses[1].identifier.ordinal')], status);
+    expectCauses(grown, []);
+  });
+
   it('checks immutable metadata on UPDATE', () => {
     expectCauses(changed(work, (o) => (o.spec.suspendDispatching = true)), [], { operation: 'UPDATE', oldObject: work });
     expectCauses(changed(work, (o) => (o.metadata.name = 'other')), [Invalid('metadata.name')], { operation: 'UPDATE', oldObject: work });
@@ -169,7 +182,7 @@ describe('Work', () => {
     expectCauses(changed(work, (o) => (o.apiVersion = 'work.example.org/v1alpha1')), [], { groupDomain: 'example.org' });
   });
 
-  it('has no defaults: the spec states none and Karmada mutations are not reproduced', () => {
+  it("writes no defaults: preserveResourcesOnDeletion's default false is what unset means, and Karmada's mutations are not reproduced", () => {
     const bare = changed(work, (o) => { delete o.metadata.labels; delete o.spec.preserveResourcesOnDeletion; delete o.spec.suspendDispatching; });
     const before = structuredClone(bare);
     const { object, patch } = applyDefaults(bare, { now: new Date('2026-11-22T12:00:00Z') });

@@ -1,0 +1,110 @@
+import { describe, expect, it } from 'vitest';
+import { cronScheduleError } from '../../src/checks/cron.js';
+
+/** robfig/cron's standard parser, which the CronFederatedHPA controller schedules with. */
+describe('cronScheduleError', () => {
+  const valid: [string, string][] = [
+    ['every minute', '* * * * *'],
+    ['fixed time', '30 8 * * *'],
+    ['field maxima', '59 23 31 12 6'],
+    ['field minima', '0 0 1 1 0'],
+    ['ranges', '0 9-17 * * 1-5'],
+    ['steps on *', '*/15 * * * *'],
+    ['steps on a range', '0-30/10 9 * * *'],
+    ['N/step means N-max/step', '5/15 * * * *'],
+    ['a step larger than the field', '*/90 * * * *'],
+    ['a day-of-week step of 7', '0 0 * * */7'],
+    ['lists', '0 0,12 * * *'],
+    ['lists of ranges and steps', '0,30 8-10,14-16/2 * * *'],
+    ['month names', '0 0 1 jan,JUL *'],
+    ['month name ranges', '0 0 1 jan-mar *'],
+    ['day names', '0 9 * * mon-fri'],
+    ['day names in any case', '0 9 * * SUN,Sat'],
+    ['? for day of month', '0 0 ? * 1'],
+    ['? for day of week', '0 0 1 * ?'],
+    ['leading zeros', '05 08 * * *'],
+    ['surrounding and repeated whitespace', '  0\t9  * * *  '],
+    ['31st of a month that has one', '0 0 31 1,3 *'],
+    ['@yearly', '@yearly'],
+    ['@annually', '@annually'],
+    ['@monthly', '@monthly'],
+    ['@weekly', '@weekly'],
+    ['@daily', '@daily'],
+    ['@midnight', '@midnight'],
+    ['@hourly', '@hourly'],
+    ['@every seconds', '@every 90s'],
+    ['@every compound duration', '@every 1h30m'],
+    ['@every fractional hours', '@every 1.5h'],
+    ['@every milliseconds', '@every 300ms'],
+    ['@every microseconds (µ)', '@every 1500000µs'],
+  ];
+  it.each(valid)('accepts %s: %j', (_name, schedule) => expect(cronScheduleError(schedule)).toBeUndefined());
+
+  const invalid: [string, string][] = [
+    ['empty', ''],
+    ['blank', '   '],
+    ['four fields', '* * * *'],
+    ['six fields (seconds)', '0 0 0 * * *'],
+    ['seven fields (year)', '0 0 0 * * * 2026'],
+    ['minute 60', '60 * * * *'],
+    ['hour 24', '* 24 * * *'],
+    ['day of month 0', '0 0 0 * *'],
+    ['day of month 32', '0 0 32 * *'],
+    ['month 0', '0 0 1 0 *'],
+    ['month 13', '0 0 1 13 *'],
+    ['day of week 7', '0 0 * * 7'],
+    ['day of week range to 7', '0 0 * * 1-7'],
+    ['reversed range', '5-1 * * * *'],
+    ['reversed name range', '0 0 1 dec-jan *'],
+    ['step 0', '*/0 * * * *'],
+    ['step that is not a number', '0 0 */mon * *'],
+    ['a month name as a step', '0 0 1 */feb *'],
+    ['a month name outside the month field', '0 0 * * jan'],
+    ['two steps', '1/2/3 * * * *'],
+    ['missing step start', '/5 * * * *'],
+    ['empty list item', '1,,2 * * * *'],
+    ['names outside month and day fields', 'mon * * * *'],
+    ['full day names', '0 0 * * monday'],
+    ['L', '0 0 L * *'],
+    ['W', '0 0 15W * *'],
+    ['#', '0 0 * * 1#2'],
+    ['H (hash)', 'H * * * *'],
+    ['a letter', 'a * * * *'],
+    ['TZ= prefix', 'TZ=UTC 0 * * * *'],
+    ['CRON_TZ= prefix', 'CRON_TZ=Europe/Berlin 0 * * * *'],
+    ['TZ= prefix before a descriptor', 'TZ=UTC @daily'],
+    ['unknown descriptor', '@5minutes'],
+    ['gronx-only descriptor', '@everysecond'],
+    ['descriptor in the wrong case', '@Daily'],
+    ['descriptor with leading space', ' @daily'],
+    ['descriptor with trailing space', '@daily '],
+    ['@every without duration', '@every'],
+    ['@every with a non-duration', '@every soon'],
+    ['@every with a unitless number', '@every 5'],
+    ['@every with a space inside the duration', '@every 1h 30m'],
+    ['@every with two spaces', '@every  5m'],
+    ['@every days (not a Go unit)', '@every 1d'],
+    ['@every zero', '@every 0s'],
+    ['@every bare zero', '@every 0'],
+    ['@every negative', '@every -5m'],
+  ];
+  it.each(invalid)('rejects %s: %j', (_name, schedule) => expect(cronScheduleError(schedule)).toEqual(expect.any(String)));
+
+  it('explains the common mistakes', () => {
+    expect(cronScheduleError('0 0 0 * * *')).toBe('expected exactly 5 fields (minute hour day-of-month month day-of-week), found 6');
+    expect(cronScheduleError('0 0 * * 7')).toBe('day of week field "7": day of week 7 is out of range 0-6');
+    expect(cronScheduleError('0 0 L * *')).toContain('"L" is not supported');
+    expect(cronScheduleError('jan * * * *')).toBe('minute field "jan": "jan" is not supported (only numbers, *, ?, ranges, steps, lists)');
+    expect(cronScheduleError('0 0 1 */feb *')).toBe('month field "*/feb": step "feb" must be a number');
+    expect(cronScheduleError('TZ=UTC 0 * * * *')).toContain('use the timeZone field');
+    expect(cronScheduleError('@every soon')).toContain('"soon" is not a duration');
+    expect(cronScheduleError('@every 0s')).toBe('@every needs a positive duration');
+    expect(cronScheduleError('@5minutes')).toContain('unrecognized descriptor "@5minutes"');
+  });
+
+  it('answers the same for a repeated schedule (cached)', () => {
+    expect(cronScheduleError('0 0 L * *')).toBe(cronScheduleError('0 0 L * *'));
+    expect(cronScheduleError('@daily')).toBeUndefined();
+    expect(cronScheduleError('@daily')).toBeUndefined();
+  });
+});

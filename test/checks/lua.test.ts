@@ -1,0 +1,53 @@
+import { describe, expect, it } from 'vitest';
+import { luaScriptError } from '../../src/checks/lua.js';
+
+const retain = { name: 'Retain', params: ['desiredObj', 'observedObj'] } as const;
+const health = { name: 'InterpretHealth', params: ['observedObj'] } as const;
+
+describe('luaScriptError', () => {
+  const valid: [string, string][] = [
+    ['a global function declaration', 'function Retain(desiredObj, observedObj)\n  return desiredObj\nend'],
+    ['other parameter names', 'function Retain(a, b) return a end'],
+    ['an assigned function', 'Retain = function(desired, observed) return desired end'],
+    ['helpers and locals around it', 'local function keep(x) return x end\nfunction Retain(d, o)\n  d.spec = keep(o.spec)\n  return d\nend'],
+    ['varargs', 'function Retain(...) return ... end'],
+    ['named parameters then varargs', 'function Retain(desired, ...) return desired end'],
+    ['goto and labels (gopher-lua)', 'function Retain(d, o)\n  for i = 1, 3 do\n    if i == 2 then goto continue end\n  ::continue::\n  end\n  return d\nend'],
+    ['a redefinition: the last one counts', 'function Retain(a) end\nfunction Retain(a, b) return a end'],
+    ['comments', '-- keep replicas\nfunction Retain(d, o) --[[ block ]] return d end'],
+  ];
+  it.each(valid)('accepts %s', (_name, script) => expect(luaScriptError(script, retain)).toBeUndefined());
+
+  it('reports a syntax error with its line and column (counted from 1)', () => {
+    expect(luaScriptError('function Retain(d, o)\n  return d +\nend', retain)).toBe("Lua syntax error at line 3, column 1: <expression> expected near 'end'");
+    expect(luaScriptError('function Retain(d, o)\n  if d then return d\nend', retain)).toMatch(/^Lua syntax error at line \d+, column \d+: /);
+    expect(luaScriptError('function Retain(d, o) return d', retain)).toMatch(/^Lua syntax error at line 1, column \d+: 'end' expected/);
+    expect(luaScriptError('x = = 1', retain)).toMatch(/^Lua syntax error at line 1, column 5: /);
+  });
+
+  it('requires the global function the member is for', () => {
+    const missing = 'the script must define the global function Retain(desiredObj, observedObj)';
+    expect(luaScriptError('x = 1', retain)).toBe(missing);
+    expect(luaScriptError('', retain)).toBe(missing);
+    expect(luaScriptError('function retain(d, o) return d end', retain)).toBe(missing);
+    expect(luaScriptError('local function Retain(d, o) return d end', retain)).toBe(missing);
+    expect(luaScriptError('local Retain = function(d, o) return d end', retain)).toBe(missing);
+    expect(luaScriptError('function M.Retain(d, o) return d end', retain)).toBe(missing);
+    expect(luaScriptError('if true then function Retain(d, o) return d end end', retain)).toBe(missing);
+    expect(luaScriptError('Retain = 1', retain)).toBe(missing);
+  });
+
+  it('requires the parameters the control plane passes', () => {
+    expect(luaScriptError('function Retain(d) return d end', retain)).toBe('function Retain must take 2 parameters: Retain(desiredObj, observedObj)');
+    expect(luaScriptError('function Retain(d, o, extra) return d end', retain)).toBe('function Retain must take 2 parameters: Retain(desiredObj, observedObj)');
+    expect(luaScriptError('function Retain(a, b, ...) return a end', retain)).toBeUndefined();
+    expect(luaScriptError('function InterpretHealth() return true end', health)).toBe('function InterpretHealth must take 1 parameter: InterpretHealth(observedObj)');
+    expect(luaScriptError('function InterpretHealth(observedObj) return true end', health)).toBeUndefined();
+  });
+
+  it('keeps answers for the same script apart by signature', () => {
+    const script = 'function Retain(d) return d end';
+    expect(luaScriptError(script, { name: 'Retain', params: ['desiredObj'] })).toBeUndefined();
+    expect(luaScriptError(script, retain)).toEqual(expect.stringContaining('must take 2 parameters'));
+  });
+});

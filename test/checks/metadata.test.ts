@@ -1,0 +1,116 @@
+import { describe, expect, it } from 'vitest';
+import { Type } from '@sinclair/typebox';
+import { checkMetadata, checkMetadataUpdate } from '../../src/metadata.js';
+import { clusterName } from '../../src/checks/names.js';
+import type { KindRules, RuleContext, Scope } from '../../src/rule.js';
+import { Forbidden, Invalid, Required, TooLong, type Want } from '../helpers.js';
+
+const kind = (scope: Scope, nameError?: (name: string) => string | undefined): KindRules =>
+  ({ kind: 'Test', group: 'test', version: 'v1', plural: 'tests', scope, statusSubresource: false, schema: Type.Object({}), nameError }) as KindRules;
+
+const namespaced = kind('Namespaced');
+const clusterScoped = kind('Cluster');
+const cluster = kind('Cluster', clusterName);
+
+const context = (): RuleContext => ({ operation: 'CREATE', oldObject: undefined, subResource: '', groupDomain: 'karmada.io', options: {}, causes: [], warnings: [] });
+
+function causes(rules: KindRules, metadata: unknown): Want[] {
+  const ctx = context();
+  checkMetadata(rules, metadata, ctx);
+  return ctx.causes.map((c) => ({ type: c.type, field: c.field }));
+}
+
+function updateCauses(metadata: unknown, old: unknown): Want[] {
+  const ctx = context();
+  checkMetadataUpdate(metadata, old, ctx);
+  return ctx.causes.map((c) => ({ type: c.type, field: c.field }));
+}
+
+describe('checkMetadata: name and generateName', () => {
+  it.each([
+    ['a DNS subdomain name', { name: 'web.shop' }, []],
+    ['no metadata', undefined, [Required('metadata.name')]],
+    ['neither name nor generateName', {}, [Required('metadata.name')]],
+    ['an empty name', { name: '' }, [Required('metadata.name')]],
+    ['a name that is not a subdomain', { name: 'Web_Shop' }, [Invalid('metadata.name')]],
+    ['a name of 253 characters', { name: 'a'.repeat(253) }, []],
+    ['a name of 254 characters', { name: 'a'.repeat(254) }, [Invalid('metadata.name')]],
+    ['generateName alone, ending in a dash', { generateName: 'web-' }, []],
+    ['generateName alone, without a dash', { generateName: 'web' }, []],
+    ['generateName that is not a prefix of a subdomain', { generateName: 'Web_' }, [Invalid('metadata.generateName')]],
+    ['generateName starting with a dash', { generateName: '-web-' }, [Invalid('metadata.generateName')]],
+    ['an empty generateName is no name', { generateName: '' }, [Required('metadata.name')]],
+    ['name and a bad generateName: both checked', { name: 'web', generateName: 'Web-' }, [Invalid('metadata.generateName')]],
+  ] as [string, unknown, Want[]][])('%s', (_name, metadata, want) => expect(causes(namespaced, metadata)).toEqual(want));
+
+  it("uses the kind's own name syntax for name and generateName", () => {
+    expect(causes(cluster, { name: 'm'.repeat(48) })).toEqual([]);
+    expect(causes(cluster, { name: 'm'.repeat(49) })).toEqual([Invalid('metadata.name')]);
+    expect(causes(cluster, { name: 'member.one' })).toEqual([Invalid('metadata.name')]);
+    expect(causes(cluster, { generateName: 'member-' })).toEqual([]);
+    expect(causes(cluster, { generateName: `${'m'.repeat(48)}-` })).toEqual([Invalid('metadata.generateName')]);
+  });
+});
+
+describe('checkMetadata: namespace', () => {
+  it('forbids a namespace on a cluster-scoped kind, empty or absent is fine', () => {
+    expect(causes(clusterScoped, { name: 'a', namespace: 'default' })).toEqual([Forbidden('metadata.namespace')]);
+    expect(causes(clusterScoped, { name: 'a', namespace: '' })).toEqual([]);
+    expect(causes(clusterScoped, { name: 'a' })).toEqual([]);
+  });
+
+  it('requires a DNS label as the namespace of a namespaced kind', () => {
+    expect(causes(namespaced, { name: 'a', namespace: 'shop' })).toEqual([]);
+    expect(causes(namespaced, { name: 'a', namespace: 'n'.repeat(63) })).toEqual([]);
+    expect(causes(namespaced, { name: 'a', namespace: 'n'.repeat(64) })).toEqual([Invalid('metadata.namespace')]);
+    expect(causes(namespaced, { name: 'a', namespace: 'shop.eu' })).toEqual([Invalid('metadata.namespace')]);
+    expect(causes(namespaced, { name: 'a', namespace: 'Shop' })).toEqual([Invalid('metadata.namespace')]);
+  });
+});
+
+describe('checkMetadata: labels, annotations, finalizers, owner references', () => {
+  it.each([
+    ['valid labels', { labels: { app: 'web', 'example.com/tier': 'front_end', empty: '' } }, []],
+    ['a label key that is not a qualified name', { labels: { 'bad key': 'x' } }, [Invalid('metadata.labels')]],
+    ['a label key with two slashes', { labels: { 'a/b/c': 'x' } }, [Invalid('metadata.labels')]],
+    ['a label value with a space', { labels: { app: 'web shop' } }, [Invalid('metadata.labels[app]')]],
+    ['a label value of 64 characters', { labels: { app: 'v'.repeat(64) } }, [Invalid('metadata.labels[app]')]],
+    ['a label value of 63 characters', { labels: { app: 'v'.repeat(63) } }, []],
+    ['annotations with free values', { annotations: { 'example.com/note': 'any text: at all!' } }, []],
+    ['an annotation key in upper case (compared lower-cased)', { annotations: { 'Example.COM/Note': 'x' } }, []],
+    ['an annotation key that is not a qualified name', { annotations: { 'a b': 'x' } }, [Invalid('metadata.annotations')]],
+    ['annotations of exactly 256 KiB', { annotations: { k: 'x'.repeat(256 * 1024 - 1) } }, []],
+    ['annotations over 256 KiB', { annotations: { k: 'x'.repeat(256 * 1024) } }, [TooLong('metadata.annotations')]],
+    ['annotations over 256 KiB in bytes, not characters', { annotations: { k: 'é'.repeat(128 * 1024) } }, [TooLong('metadata.annotations')]],
+    ['qualified finalizers', { finalizers: ['example.com/cleanup', 'kubernetes', 'orphan'] }, []],
+    ['a finalizer that is not a qualified name', { finalizers: ['ok', 'not ok'] }, [Invalid('metadata.finalizers[1]')]],
+    ['orphan and foregroundDeletion together', { finalizers: ['orphan', 'foregroundDeletion'] }, [Invalid('metadata.finalizers')]],
+    ['one controller owner', { ownerReferences: [{ controller: true }, { controller: false }, {}] }, []],
+    ['two controller owners', { ownerReferences: [{ controller: true }, { controller: true }] }, [Invalid('metadata.ownerReferences')]],
+  ] as [string, Record<string, unknown>, Want[]][])('%s', (_name, extra, want) => expect(causes(namespaced, { name: 'a', ...extra })).toEqual(want));
+
+  it('leaves values of the wrong type to the schema pass', () => {
+    expect(causes(namespaced, { name: 'a', labels: { app: 1 }, finalizers: [1], annotations: 'x' })).toEqual([]);
+    expect(causes(namespaced, 'metadata')).toEqual([]);
+  });
+});
+
+describe('checkMetadataUpdate', () => {
+  const old = { name: 'web', namespace: 'shop', labels: { a: 'b' } };
+  it('allows changing anything but name and namespace', () => {
+    expect(updateCauses({ ...old, labels: { a: 'c' }, annotations: { x: 'y' } }, old)).toEqual([]);
+  });
+  it('keeps name and namespace immutable', () => {
+    expect(updateCauses({ ...old, name: 'web2' }, old)).toEqual([Invalid('metadata.name')]);
+    expect(updateCauses({ ...old, namespace: 'other' }, old)).toEqual([Invalid('metadata.namespace')]);
+    expect(updateCauses({ labels: {} }, old)).toEqual([Invalid('metadata.name'), Invalid('metadata.namespace')]);
+  });
+  it('treats an absent namespace and an empty one alike', () => {
+    expect(updateCauses({ name: 'c', namespace: '' }, { name: 'c' })).toEqual([]);
+  });
+  it('says the field is immutable', () => {
+    const ctx = context();
+    checkMetadataUpdate({ name: 'web2' }, { name: 'web' }, ctx);
+    expect(ctx.causes[0]!.message).toBe('Invalid value: "web2": field is immutable');
+  });
+});

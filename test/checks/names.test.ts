@@ -1,0 +1,97 @@
+import { describe, expect, it } from 'vitest';
+import * as names from '../../src/checks/names.js';
+
+type Check = (value: string) => string | undefined;
+
+/** Each predicate: values it accepts, values it rejects, and (where it matters) what the message says. */
+function table(check: Check, valid: string[], invalid: string[]): void {
+  it.each(valid)('accepts %j', (v) => expect(check(v)).toBeUndefined());
+  it.each(invalid)('rejects %j', (v) => expect(check(v)).toEqual(expect.any(String)));
+}
+
+describe('dns1123Label', () => {
+  table(names.dns1123Label, ['a', '0', 'my-name', '123-abc', 'a'.repeat(63)], ['', 'A', 'a.b', '-a', 'a-', 'a_b', 'a'.repeat(64)]);
+  it('names the length limit', () => expect(names.dns1123Label('a'.repeat(64))).toBe('must be no more than 63 characters'));
+});
+
+describe('dns1123Subdomain', () => {
+  table(
+    names.dns1123Subdomain,
+    ['a', 'example.com', 'a-b.c-d', '0.0', `${'a'.repeat(63)}.${'b'.repeat(63)}.${'c'.repeat(63)}.${'d'.repeat(61)}`],
+    ['', 'Example.com', 'a..b', '.a', 'a.', 'a_b.com', '-a.com', 'a'.repeat(254)],
+  );
+  it('allows exactly 253 characters', () => {
+    const name = `${'a'.repeat(63)}.${'b'.repeat(63)}.${'c'.repeat(63)}.${'d'.repeat(61)}`;
+    expect(name).toHaveLength(253);
+    expect(names.dns1123Subdomain(`${name}e`)).toContain('must be no more than 253 characters');
+  });
+});
+
+describe('dns1035Label', () => {
+  table(names.dns1035Label, ['a', 'my-name', 'abc-123', 'a'.repeat(63)], ['', '1abc', 'a-', 'A', 'a.b', 'a'.repeat(64)]);
+});
+
+describe('wildcardDns1123Subdomain', () => {
+  table(names.wildcardDns1123Subdomain, ['*.example.com', '*.a'], ['*', '*.', 'foo.*.com', '**.example.com', 'example.com', '*.Example.com']);
+});
+
+describe('qualifiedName', () => {
+  table(
+    names.qualifiedName,
+    ['MyName', 'my.name', '123-abc', 'a', 'example.com/MyName', 'a_b', 'a'.repeat(63), `${'p'.repeat(253)}/name`],
+    ['', '-a', 'a-', 'a b', '/a', 'a/', 'a/b/c', 'Example.com/a', 'a'.repeat(64), `${'p'.repeat(254)}/name`],
+  );
+  it('explains which part is wrong', () => {
+    expect(names.qualifiedName('/a')).toBe('prefix part must be non-empty');
+    expect(names.qualifiedName('a/')).toBe('name part must be non-empty');
+    expect(names.qualifiedName('a'.repeat(64))).toContain('name part must be no more than 63 characters');
+    expect(names.qualifiedName('Bad_/x')).toMatch(/^prefix part /);
+  });
+});
+
+describe('labelValue', () => {
+  table(names.labelValue, ['', 'MyValue', 'my_value', '12345', 'a.b-c', 'v'.repeat(63)], ['-a', 'a-', 'a b', 'a/b', 'v'.repeat(64)]);
+});
+
+describe('pathSegmentName', () => {
+  table(names.pathSegmentName, ['a', 'Any Thing', 'a.b', '...', 'x..y'], ['.', '..', 'a/b', 'a%b']);
+  it('reports every forbidden character', () => expect(names.pathSegmentName('a/%')).toBe("may not contain '/'; may not contain '%'"));
+});
+
+describe('clusterName', () => {
+  table(names.clusterName, ['member1', 'a', 'm'.repeat(48)], ['', 'm'.repeat(49), 'Member1', 'member.one', 'member_1', '-member']);
+  it('says an empty name is empty', () => expect(names.clusterName('')).toBe('must be not empty'));
+  it('names the 48-character limit', () => expect(names.clusterName('m'.repeat(49))).toBe('must be no more than 48 characters'));
+});
+
+describe('portName', () => {
+  table(names.portName, ['http', 'h2c', 'web-8080', 'a'.repeat(15)], ['', '8080', 'HTTP', 'a--b', '-http', 'http-', 'a_b', 'a'.repeat(16)]);
+});
+
+describe('fullyQualifiedDomainName', () => {
+  table(names.fullyQualifiedDomainName, ['example.com', 'example.com.', 'a.b.c'], ['example', 'example.', 'Example.com', 'a..b', `${'a'.repeat(64)}.com`]);
+  it('needs two segments', () => expect(names.fullyQualifiedDomainName('localhost')).toBe('should be a domain with at least two segments separated by dots'));
+  it('checks every label against 63 characters', () => expect(names.fullyQualifiedDomainName(`${'a'.repeat(64)}.com`)).toContain('63'));
+});
+
+describe('ipAddress', () => {
+  table(names.ipAddress, ['10.9.8.7', '0.0.0.0', '2001:db8::ffff', '::1', '::ffff:10.0.0.1'], ['', '10.0.0', '10.0.0.256', 'example.com', '2001:db8::g', 'fe80::1%eth0', '10.0.0.1:80']);
+});
+
+describe('dnsHostname', () => {
+  table(names.dnsHostname, ['example.com', 'a'], ['10.0.0.1', '::1', 'Example.com', 'a_b']);
+  it('says an IP is not a DNS name', () => expect(names.dnsHostname('10.0.0.1')).toBe('must be a DNS name, not an IP address'));
+});
+
+describe('camelCaseWithDomain (condition types)', () => {
+  table(names.camelCaseWithDomain, ['Ready', 'NetworkReady', 'A1', 'example.com/NetworkReady'], ['', 'ready', 'Network Ready', 'network_ready', 'Example.com/Ready', '/Ready', 'example.com/ready', 'a/b/Ready']);
+});
+
+describe('camelCase (condition reasons)', () => {
+  table(names.camelCase, ['ClusterReady', 'A', 'Ready2'], ['', 'clusterReady', 'Cluster Ready', 'Cluster_Ready', 'example.com/Ready']);
+});
+
+describe('groupVersion', () => {
+  table(names.groupVersion, ['v1', 'apps/v1', 'rbac.authorization.k8s.io/v1'], ['apps/v1/beta', '/v1', 'apps/', '']);
+  it('uses the ParseGroupVersion wording', () => expect(names.groupVersion('a/b/c')).toBe('unexpected GroupVersion string: a/b/c'));
+});

@@ -1,0 +1,116 @@
+import { describe, expect, it } from 'vitest';
+import { ZERO, addQuantity, compareQuantity, isQuantity, isWhole, parseQuantity, type Quantity } from '../../src/checks/quantity.js';
+
+const q = (text: string | number): Quantity => {
+  const parsed = parseQuantity(text);
+  if (!parsed) throw new Error(`not a quantity: ${text}`);
+  return parsed;
+};
+/** The exact value as numerator/denominator text. */
+const value = (text: string | number): string => {
+  const { num, den } = q(text);
+  return den === 1n ? String(num) : `${num}/${den}`;
+};
+
+describe('quantity grammar (resource.ParseQuantity)', () => {
+  const valid = [
+    '0', '1', '128', '+1', '-1', '1.', '.5', '0.5', '1.25',
+    '500m', '100n', '5u', '1k', '1M', '1G', '1T', '1P', '1E',
+    '1Ki', '4Gi', '1.5Gi', '1Ti', '1Pi', '1Ei',
+    '1e3', '1E3', '1e+3', '1e-3', '1.5e3', '9223372036854775807',
+  ];
+  const invalid = ['', ' 1', '1 ', 'one', '1K', '1ki', '1KiB', '1e', '1.5.5', '--1', '1Gi1', '1mi', 'm', '.', '1e1001', 'Infinity', 'NaN', '0x10', '1,5'];
+
+  it.each(valid)('accepts %j', (text) => {
+    expect(isQuantity(text)).toBe(true);
+    expect(parseQuantity(text)).toBeDefined();
+  });
+  it.each(invalid)('rejects %j', (text) => {
+    expect(isQuantity(text)).toBe(false);
+    expect(parseQuantity(text)).toBeUndefined();
+  });
+
+  it('accepts finite JSON numbers and nothing else that is not a string', () => {
+    expect(isQuantity(4)).toBe(true);
+    expect(isQuantity(0.25)).toBe(true);
+    expect(isQuantity(1e21)).toBe(true);
+    expect(isQuantity(Number.POSITIVE_INFINITY)).toBe(false);
+    expect(isQuantity(Number.NaN)).toBe(false);
+    for (const other of [null, undefined, true, {}, ['1']]) {
+      expect(isQuantity(other)).toBe(false);
+      expect(parseQuantity(other)).toBeUndefined();
+    }
+  });
+});
+
+describe('exact values', () => {
+  it.each([
+    ['1', '1'],
+    ['1000m', '1'],
+    ['1.5', '3/2'],
+    ['500m', '1/2'],
+    ['100n', '1/10000000'],
+    ['5u', '1/200000'],
+    ['2k', '2000'],
+    ['1M', '1000000'],
+    ['1Ki', '1024'],
+    ['4Gi', '4294967296'],
+    ['0.5Gi', '536870912'],
+    ['1e3', '1000'],
+    ['1e-3', '1/1000'],
+    ['1.5e3', '1500'],
+    ['-2', '-2'],
+    ['+.5', '1/2'],
+  ])('%s is %s', (text, expected) => expect(value(text)).toBe(expected));
+
+  it('reads JSON numbers by value', () => {
+    expect(value(4)).toBe('4');
+    expect(value(0.25)).toBe('1/4');
+    expect(value(1e21)).toBe('1000000000000000000000');
+  });
+});
+
+describe('compareQuantity', () => {
+  it.each([
+    ['1', '1000m'],
+    ['4Gi', '4096Mi'],
+    ['4Gi', '4294967296'],
+    ['1k', '1000'],
+    ['1e3', '1k'],
+    ['1', '1000000000n'],
+    ['1m', '1000u'],
+    ['0', '-0'],
+    ['0.1', '100m'],
+  ])('%s equals %s', (a, b) => {
+    expect(compareQuantity(q(a), q(b))).toBe(0);
+    expect(compareQuantity(q(b), q(a))).toBe(0);
+  });
+
+  it.each([
+    ['999m', '1'],
+    ['1G', '1Gi'],
+    ['1Mi', '1.1M'],
+    ['-1', '0'],
+    ['1n', '1u'],
+    ['4095Mi', '4Gi'],
+  ])('%s is less than %s', (a, b) => {
+    expect(compareQuantity(q(a), q(b))).toBe(-1);
+    expect(compareQuantity(q(b), q(a))).toBe(1);
+  });
+});
+
+describe('addQuantity', () => {
+  it('adds exactly across units', () => {
+    expect(compareQuantity(addQuantity(q('5'), q('3000m')), q('8'))).toBe(0);
+    expect(compareQuantity(addQuantity(q('20Gi'), q('12288Mi')), q('32Gi'))).toBe(0);
+    expect(compareQuantity(addQuantity(q('0.1'), q('0.2')), q('300m'))).toBe(0);
+    expect(compareQuantity(addQuantity(q('1'), q('-1')), ZERO)).toBe(0);
+    expect(compareQuantity(addQuantity(ZERO, q('7')), q('7'))).toBe(0);
+  });
+});
+
+describe('isWhole', () => {
+  it.each(['1', '1000m', '1k', '1e2', '1Ki', '0.5Gi', '2000000000n', '0'])('%s is whole', (text) => expect(isWhole(q(text))).toBe(true));
+  it.each(['1.5', '500m', '1e-1', '1n', '1001m'])('%s is not whole', (text) => expect(isWhole(q(text))).toBe(false));
+  it('a sum of fractions can be whole', () => expect(isWhole(addQuantity(q('500m'), q('0.5')))).toBe(true));
+});

@@ -1,0 +1,81 @@
+import { describe, expect, it } from 'vitest';
+import { Arr, Enum, Int32, Obj, Opt, Quantity, QuantityMap, ReqStr, Str, Type } from '../../rules/_shared/schema.js';
+import { checkSchema, pointerToPath } from '../../src/schema.js';
+import { Invalid, NotSupported, Required, TooLong, type Want } from '../helpers.js';
+
+const schema = Obj({
+  mode: Enum(['Push', 'Pull']),
+  optionalMode: Opt(Enum(['Push', 'Pull'])),
+  name: ReqStr({ maxLength: 5, format: 'dns1123-label' }),
+  note: Opt(Str()),
+  count: Opt(Int32({ minimum: 1, maximum: 32 })),
+  floor: Opt(Type.Integer({ minimum: 0 })),
+  items: Opt(Arr(Obj({ effect: Enum(['A', 'B']), value: Opt(Str()) }), { minItems: 1 })),
+  tags: Opt(Arr(Enum(['x', 'y']))),
+  limits: Opt(QuantityMap()),
+  size: Opt(Quantity()),
+  'a/b': Opt(Enum(['z'])),
+});
+
+const base = { mode: 'Push', name: 'web' };
+const causes = (data: unknown): Want[] => checkSchema(schema, data).causes.map((c) => ({ type: c.type, field: c.field }));
+
+describe('checkSchema: one cause per mistake, with the Kubernetes cause type', () => {
+  it.each([
+    ['a valid object', {}, []],
+    ['a missing required enum', { mode: undefined }, [Required('mode')]],
+    ['an empty required enum is missing', { mode: '' }, [Required('mode')]],
+    ['an empty optional enum is an unsupported value', { optionalMode: '' }, [NotSupported('optionalMode')]],
+    ['an unsupported enum value', { mode: 'Both' }, [NotSupported('mode')]],
+    ['an enum value of the wrong type', { mode: 5 }, [Invalid('mode')]],
+    ['an empty required enum inside a list item', { items: [{ effect: '' }] }, [Required('items[0].effect')]],
+    ['an empty enum list element', { tags: [''] }, [NotSupported('tags[0]')]],
+    ['an enum list element of the wrong type', { tags: [true] }, [Invalid('tags[0]')]],
+    ['an empty required property with an escaped name', { 'a/b': '' }, [NotSupported('a/b')]],
+    ['an empty required string', { name: '' }, [Required('name')]],
+    ['a too long string', { name: 'abcdef' }, [TooLong('name')]],
+    ['a bad format', { name: 'Web' }, [Invalid('name')]],
+    ['a string of the wrong type', { note: 1 }, [Invalid('note')]],
+    ['below a range', { count: 0 }, [Invalid('count')]],
+    ['above a range', { count: 33 }, [Invalid('count')]],
+    ['below a minimum', { floor: -1 }, [Invalid('floor')]],
+    ['not an integer', { count: 1.5 }, [Invalid('count')]],
+    ['an empty list that needs an item', { items: [] }, [Required('items')]],
+    ['a map value that is not a quantity', { limits: { cpu: 'lots' } }, [Invalid('limits[cpu]')]],
+    ['a map key with dots and slashes', { limits: { 'nvidia.com/gpu': 'x' } }, [Invalid('limits[nvidia.com/gpu]')]],
+    ['a quantity as a JSON number', { size: 1.5 }, []],
+    ['a quantity of the wrong type', { size: true }, [Invalid('size')]],
+  ] as [string, Record<string, unknown>, Want[]][])('%s', (_name, edit, want) => {
+    expect(causes({ ...base, ...edit })).toEqual(want);
+  });
+
+  it('words the causes as Kubernetes does', () => {
+    const messages = checkSchema(schema, { ...base, mode: 'Both', count: 0, floor: -1, name: 'Web' }).causes.map((c) => `${c.field}: ${c.message}`);
+    expect(messages).toEqual(
+      expect.arrayContaining([
+        'mode: Unsupported value: "Both": supported values: "Push", "Pull"',
+        'count: Invalid value: 0: must be between 1 and 32, inclusive',
+        'floor: Invalid value: -1: must be greater than or equal to 0',
+        expect.stringMatching(/^name: Invalid value: "Web": a lowercase RFC 1123 label/),
+      ]),
+    );
+  });
+
+  it('lists unknown fields separately, by path', () => {
+    const result = checkSchema(schema, { ...base, extra: 1, items: [{ effect: 'A', other: 2 }] });
+    expect(result.causes).toEqual([]);
+    expect(result.unknownFields).toEqual(['extra', 'items[0].other']);
+  });
+});
+
+describe('pointerToPath', () => {
+  const nested = Obj({ spec: Obj({ overall: QuantityMap(), rules: Arr(Obj({ name: Str() })) }), raw: Type.Any() });
+  it.each([
+    ['', ''],
+    ['/spec', 'spec'],
+    ['/spec/rules/2/name', 'spec.rules[2].name'],
+    ['/spec/overall/cpu', 'spec.overall[cpu]'],
+    ['/spec/overall/example.com~1gpu', 'spec.overall[example.com/gpu]'],
+    ['/raw/list/0', 'raw.list[0]'],
+  ])('%j is %j', (pointer, path) => expect(pointerToPath(nested, pointer)).toBe(path));
+});
