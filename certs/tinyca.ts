@@ -20,9 +20,11 @@ export interface ServingCertOptions {
 
 const DEFAULT_DAYS = 365;
 
+/** 16 random bytes as a positive DER integer: top bit clear, and no leading zero byte. */
 function serialNumber(): string {
-  // Positive 16-byte serial: a leading 0x00-0x7f byte keeps it from reading as negative.
-  return `0${forge.util.bytesToHex(forge.random.getBytesSync(15))}`.replace(/^0([89a-f])/, '7$1');
+  const bytes = forge.random.getBytesSync(16).split('').map((c) => c.charCodeAt(0));
+  bytes[0] = (bytes[0]! & 0x7f) | 0x01;
+  return bytes.map((b) => b.toString(16).padStart(2, '0')).join('');
 }
 
 function validity(cert: forge.pki.Certificate, days: number): void {
