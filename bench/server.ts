@@ -1,0 +1,164 @@
+/**
+ * Webhook server benchmark: fleetgate against a bare Node https floor (bench/floor.ts)
+ * with the same certificate and payload sizes. Servers run pinned to core 0, the load
+ * generator (autocannon, this process) to core 1; runs alternate between the two
+ * servers so machine noise hits both. Reports req/s, p50/p99 and server CPU µs per
+ * request from /proc, each as a ratio to the floor; then p99 at a fixed 2,000 req/s and
+ * RSS idle and under load. Run: `npm run bench:server` (Linux).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { request } from 'node:https';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import { createCA, createServingCert } from '../certs/tinyca.js';
+import { corpus } from './corpus.js';
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
+const here = fileURLToPath(new URL('.', import.meta.url));
+const CLOCK_TICKS = 100; // USER_HZ on Linux
+
+const dir = mkdtempSync(join(tmpdir(), 'fleetgate-bench-'));
+const ca = createCA();
+const serving = createServingCert(ca, { dnsNames: ['localhost'], ipAddresses: ['127.0.0.1'] });
+writeFileSync(join(dir, 'tls.crt'), serving.certPem);
+writeFileSync(join(dir, 'tls.key'), serving.keyPem);
+
+const objects = corpus() as Record<string, any>[];
+const cluster = objects.find((o) => o.kind === 'Cluster')!;
+const bareCluster = { ...cluster, spec: { ...cluster.spec, resourceModels: undefined } };
+const review = (object: unknown) => JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request: { uid: 'bench', operation: 'CREATE', object } });
+const payloads = {
+  valid: { path: '/validate-cluster', body: review(cluster) },
+  invalid: { path: '/validate-cluster', body: review(objects[objects.indexOf(cluster) + 2]) },
+  mutate: { path: '/mutate-cluster', body: review(bareCluster) },
+};
+
+function pinned(core: number, args: string[]): ChildProcess {
+  return spawn('taskset', ['-c', String(core), process.execPath, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+}
+
+async function ready(url: string): Promise<void> {
+  for (let i = 0; i < 100; i++) {
+    if (await fetch(url).then((r) => r.ok, () => false)) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`${url} never became ready`);
+}
+
+const waitFor = (child: ChildProcess, text: string) =>
+  new Promise<void>((done) => {
+    const check = (chunk: Buffer) => chunk.toString().includes(text) && done();
+    child.stdout!.on('data', check);
+    child.stderr!.on('data', check);
+  });
+
+function cpuTicks(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return Number(fields[11]) + Number(fields[12]); // utime + stime
+}
+const rssMiB = (pid: number, field: 'VmRSS' | 'VmHWM') =>
+  Number(new RegExp(`${field}:\\s+(\\d+)`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
+
+function answerOf(port: number, path: string, body: string): Promise<string> {
+  return new Promise((done, fail) => {
+    const req = request({ host: '127.0.0.1', port, path, method: 'POST', ca: ca.certPem, servername: 'localhost', headers: { 'content-type': 'application/json' } }, (res) => {
+      let text = '';
+      res.on('data', (c) => (text += c));
+      res.on('end', () => done(text));
+    });
+    req.on('error', fail);
+    req.end(body);
+  });
+}
+
+interface Run {
+  rps: number;
+  p50: number;
+  p99: number;
+  cpuMicrosPerRequest: number;
+  errors: number;
+}
+
+async function load(port: number, pid: number, path: string, body: string, extra: Partial<autocannon.Options> = {}): Promise<Run> {
+  const before = cpuTicks(pid);
+  const result = await autocannon({
+    url: `https://127.0.0.1:${port}${path}`,
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body,
+    connections: CONNECTIONS,
+    duration: SECONDS,
+    tlsOptions: { ca: ca.certPem, servername: 'localhost' },
+    ...extra,
+  } as autocannon.Options);
+  const ticks = cpuTicks(pid) - before;
+  const requests = result.requests.total;
+  return {
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    cpuMicrosPerRequest: (ticks / CLOCK_TICKS) * 1e6 / Math.max(requests, 1),
+    errors: result.errors + result.non2xx + result.timeouts,
+  };
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+async function main() {
+  const fleetgatePort = 18443;
+  const floorPort = 18444;
+  // Default log level, as in production: every denial writes its info line.
+  const fleetgate = pinned(0, [join(here, '../src/cli/bin.js'), 'serve', '--cert-dir', dir, '--port', String(fleetgatePort), '--probe-port', '18000', '--bind-address', '127.0.0.1']);
+  fleetgate.stdout!.resume();
+  fleetgate.stderr!.resume();
+  await ready('http://127.0.0.1:18000/readyz');
+  await new Promise((r) => setTimeout(r, 1000));
+  const idleRss = rssMiB(fleetgate.pid!, 'VmRSS');
+
+  const results: Record<string, { fleetgate: Run[]; floor: Run[] }> = {};
+  const floors: ChildProcess[] = [];
+  try {
+    for (const [name, { path, body }] of Object.entries(payloads)) {
+      // The floor answers exactly what fleetgate answers, so response sizes match too.
+      const answerFile = join(dir, `${name}.json`);
+      writeFileSync(answerFile, await answerOf(fleetgatePort, path, body));
+      const floor = pinned(0, [join(here, 'floor.js'), dir, String(floorPort), answerFile]);
+      floors.push(floor);
+      await waitFor(floor, 'ready');
+      results[name] = { fleetgate: [], floor: [] };
+      for (let r = 0; r < ROUNDS; r++) {
+        results[name].floor.push(await load(floorPort, floor.pid!, path, body));
+        results[name].fleetgate.push(await load(fleetgatePort, fleetgate.pid!, path, body));
+      }
+      floor.kill('SIGTERM');
+    }
+    const fixed = await load(fleetgatePort, fleetgate.pid!, payloads.valid.path, payloads.valid.body, { overallRate: 2000, connections: 8 } as Partial<autocannon.Options>);
+    const peakRss = rssMiB(fleetgate.pid!, 'VmHWM');
+
+    console.log(`fleetgate vs bare Node https floor; ${CONNECTIONS} connections, keep-alive, ${SECONDS}s x ${ROUNDS} interleaved rounds, medians; servers on core 0, load on core 1`);
+    console.log('payload  | server    | req/s  | p50 ms | p99 ms | server CPU µs/req | errors');
+    for (const [name, r] of Object.entries(results)) {
+      for (const side of ['floor', 'fleetgate'] as const) {
+        const runs = r[side];
+        console.log(
+          `${name.padEnd(8)} | ${side.padEnd(9)} | ${String(Math.round(median(runs.map((x) => x.rps)))).padStart(6)} | ${median(runs.map((x) => x.p50)).toFixed(1).padStart(6)} | ${median(runs.map((x) => x.p99)).toFixed(1).padStart(6)} | ${median(runs.map((x) => x.cpuMicrosPerRequest)).toFixed(0).padStart(17)} | ${runs.reduce((a, x) => a + x.errors, 0)}`,
+        );
+      }
+      const ratio = median(r.fleetgate.map((x, i) => x.rps / r.floor[i]!.rps));
+      const cpu = median(r.fleetgate.map((x, i) => x.cpuMicrosPerRequest / r.floor[i]!.cpuMicrosPerRequest));
+      console.log(`${name.padEnd(8)} | ratio     | ${ratio.toFixed(2)}x throughput of the floor, ${cpu.toFixed(2)}x its CPU per request`);
+    }
+    console.log(`fixed 2,000 req/s on valid: ${Math.round(fixed.rps)} req/s achieved, p50 ${fixed.p50.toFixed(1)} ms, p99 ${fixed.p99.toFixed(1)} ms, errors ${fixed.errors}`);
+    console.log(`RSS: ${idleRss.toFixed(0)} MiB idle, ${peakRss.toFixed(0)} MiB peak under load`);
+  } finally {
+    for (const f of floors) f.kill('SIGTERM');
+    fleetgate.kill('SIGTERM');
+  }
+}
+
+await main();
