@@ -29,8 +29,11 @@ serve flags:
   --tls-min-version V         1.2 (default) or 1.3
   --client-ca-file FILE       require client certificates signed by this CA (the API server's)
   --group-domain DOMAIN       API group domain (default karmada.io)
-  --context FILE|DIR          Services and ResourceInterpreterCustomizations (YAML or JSON)
-                              answering the context rules; repeatable
+  --kubeconfig FILE           read Services and ResourceInterpreterCustomizations from the
+                              control plane (watch-backed caches) for the context rules
+  --in-cluster                the same with the pod's service account
+  --context FILE|DIR          or: answer the context rules from these files (YAML or JSON);
+                              repeatable
   --context-failure-policy P  fail (default: deny when lookups fail or time out) or ignore
                               (allow with a warning)
   --log-level LEVEL           debug, info (default), warn, error
@@ -82,6 +85,8 @@ async function runServe(args: string[], io: CliIO): Promise<number> {
         'allow-no-execute-taint-policy': { type: 'string' },
         'client-ca-file': { type: 'string' },
         context: { type: 'string', multiple: true },
+        kubeconfig: { type: 'string' },
+        'in-cluster': { type: 'boolean' },
         'context-failure-policy': { type: 'string' },
         'log-level': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
@@ -124,6 +129,8 @@ async function runServe(args: string[], io: CliIO): Promise<number> {
       allowNoExecuteTaintPolicy: allowNoExecute === undefined ? undefined : allowNoExecute === 'true',
       clientCaFile: values['client-ca-file'],
       contextPaths: values.context,
+      kubeconfig: values.kubeconfig,
+      inCluster: values['in-cluster'],
       contextFailurePolicy: policy,
       logger: pino({ level }, { write: (line: string) => io.stderr(line) }),
     });

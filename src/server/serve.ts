@@ -12,6 +12,7 @@ import { pino, type Logger } from 'pino';
 import { createApp, type AppOptions } from './app.js';
 import { createMetrics } from './metrics.js';
 import { loadContext } from './context.js';
+import { kubeLookups, type KubeLookups } from './kube.js';
 import { ensureDevCerts } from '../../certs/tinyca.js';
 
 export interface ServeOptions extends Omit<AppOptions, 'metrics' | 'logger'> {
@@ -26,6 +27,10 @@ export interface ServeOptions extends Omit<AppOptions, 'metrics' | 'logger'> {
   clientCaFile?: string;
   /** Files or directories of Services and ResourceInterpreterCustomizations answering the lookups. */
   contextPaths?: string[];
+  /** Read lookups from the control plane through this kubeconfig (watch-backed caches). */
+  kubeconfig?: string;
+  /** Read lookups from the control plane with the pod's service account. */
+  inCluster?: boolean;
   /** Where development certificates are kept when no certificate is given. */
   devCertDir?: string;
   logger?: Logger;
@@ -90,7 +95,14 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
   const host = options.bindAddress ?? '0.0.0.0';
   const files = tlsFiles(options, log);
   const metrics = createMetrics({ processMetrics: true });
-  const lookups = options.lookups ?? (options.contextPaths?.length ? loadContext(options.contextPaths) : undefined);
+  const sources = [options.lookups, options.contextPaths?.length, options.kubeconfig, options.inCluster].filter(Boolean).length;
+  if (sources > 1) throw new Error('choose one source of lookups: --context, --kubeconfig or --in-cluster');
+  let kube: KubeLookups | undefined;
+  if (options.kubeconfig || options.inCluster) {
+    kube = await kubeLookups({ kubeconfig: options.kubeconfig, groupDomain: options.groupDomain ?? 'karmada.io', logger: log });
+    log.info({ kubeconfig: options.kubeconfig ?? 'in-cluster' }, 'context lookups answered by the control plane (watch-backed caches)');
+  }
+  const lookups = options.lookups ?? kube?.lookups ?? (options.contextPaths?.length ? loadContext(options.contextPaths) : undefined);
   if (options.contextPaths?.length) log.info({ paths: options.contextPaths }, 'context lookups answered from files');
 
   const server = createHttpsServer(
@@ -144,7 +156,8 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
       return;
     }
     const known = path === '/healthz' || path === '/livez' || path === '/readyz';
-    const ok = known && (path !== '/readyz' || ready);
+    // Not ready while shutting down, nor before the control-plane caches have their first list.
+    const ok = known && (path !== '/readyz' || (ready && (kube?.synced() ?? true)));
     res.writeHead(known ? (ok ? 200 : 503) : 404, { 'content-type': 'text/plain' });
     res.end(known ? (ok ? 'ok' : 'shutting down') : 'not found');
   });
@@ -167,6 +180,7 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
     });
     clearInterval(sweep);
     await new Promise<void>((done) => probes.close(() => done()));
+    await kube?.stop();
   };
   return { server, probes, port, probePort, caFile: files.caFile, reloadCertificates, close };
 }

@@ -1,0 +1,100 @@
+/**
+ * Lookups answered by the control plane: Services and ResourceInterpreterCustomizations
+ * kept in watch-backed caches (informers), so a review reads memory, not the API server.
+ * Until the first list has arrived, lookups wait for it (the review's deadline still
+ * applies); readiness stays false meanwhile.
+ */
+import type { Logger } from 'pino';
+import type { Lookups, Service } from '../rule.js';
+
+export interface KubeLookupsOptions {
+  /** A kubeconfig file; without it the in-cluster service-account configuration is used. */
+  kubeconfig?: string;
+  groupDomain: string;
+  logger: Logger;
+  /** Delay before restarting a failed watch. */
+  restartDelayMs?: number;
+}
+
+export interface KubeLookups {
+  lookups: Lookups;
+  /** True once both caches have their first list. */
+  synced(): boolean;
+  stop(): Promise<void>;
+}
+
+interface CachedInformer<T> {
+  get(name: string, namespace?: string): T | undefined;
+  list(namespace?: string): ReadonlyArray<T>;
+  on(verb: 'error', cb: (err?: unknown) => void): void;
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export async function kubeLookups(options: KubeLookupsOptions): Promise<KubeLookups> {
+  // Loaded only when asked for: the client and its dependencies cost tens of MiB.
+  const k8s = await import('@kubernetes/client-node');
+  const config = new k8s.KubeConfig();
+  if (options.kubeconfig) config.loadFromFile(options.kubeconfig);
+  else config.loadFromCluster();
+  const core = config.makeApiClient(k8s.CoreV1Api);
+  const custom = config.makeApiClient(k8s.CustomObjectsApi);
+  const group = `config.${options.groupDomain}`;
+  const plural = 'resourceinterpretercustomizations';
+
+  const services = k8s.makeInformer(config, '/api/v1/services', () => core.listServiceForAllNamespaces()) as unknown as CachedInformer<Service>;
+  const customizations = k8s.makeInformer(config, `/apis/${group}/v1alpha1/${plural}`, () =>
+    custom.listClusterCustomObject({ group, version: 'v1alpha1', plural }),
+  ) as unknown as CachedInformer<unknown>;
+
+  let stopped = false;
+  /** Starts an informer, restarting it after failures; resolves at its first complete list. */
+  const watch = <T>(name: string, informer: CachedInformer<T>) => {
+    let synced = false;
+    let markSynced!: () => void;
+    const firstList = new Promise<void>((done) => (markSynced = done));
+    let restartPending = false;
+    let failedAttempt = false;
+    const restart = (err: unknown) => {
+      failedAttempt = true;
+      if (stopped || restartPending) return;
+      restartPending = true;
+      options.logger.warn({ cache: name, err: (err as Error)?.message ?? String(err) }, 'list/watch failed; restarting');
+      setTimeout(() => {
+        restartPending = false;
+        start();
+      }, options.restartDelayMs ?? 5_000).unref();
+    };
+    // start() resolves even when its list failed (the failure goes to the error callbacks),
+    // so an attempt counts only if no error arrived while it ran.
+    const start = () => {
+      failedAttempt = false;
+      return informer.start().then(() => {
+        if (synced || failedAttempt) return;
+        synced = true;
+        options.logger.info({ cache: name }, 'cache synced');
+        markSynced();
+      }, restart);
+    };
+    informer.on('error', restart);
+    start();
+    return { firstList, synced: () => synced };
+  };
+
+  const servicesCache = watch('services', services);
+  const customizationsCache = watch(plural, customizations);
+
+  return {
+    lookups: {
+      getService: (namespace, name) =>
+        servicesCache.synced() ? services.get(name, namespace) : servicesCache.firstList.then(() => services.get(name, namespace)),
+      listResourceInterpreterCustomizations: () =>
+        customizationsCache.synced() ? customizations.list() : customizationsCache.firstList.then(() => customizations.list()),
+    },
+    synced: () => servicesCache.synced() && customizationsCache.synced(),
+    stop: async () => {
+      stopped = true;
+      await Promise.allSettled([services.stop(), customizations.stop()]);
+    },
+  };
+}
