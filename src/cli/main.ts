@@ -1,143 +1,54 @@
 /**
  * The `fleetgate` command. main() returns the exit code; only bin.ts touches process.
  */
-import { parseArgs } from 'node:util';
 import { readFileSync } from 'node:fs';
-import { pino } from 'pino';
-import { serve, type RunningServer } from '../server/serve.js';
+import type { CliIO, Command } from './io.js';
+import { serveCommand } from './commands/serve.js';
 
-export interface CliIO {
-  stdout: (text: string) => void;
-  stderr: (text: string) => void;
-  /** Called with the running server so the caller can wire signals. */
-  onServe?: (server: RunningServer) => void;
-}
+export type { CliIO } from './io.js';
 
-const HELP = `fleetgate — admission webhook and validation for the multi-cluster control plane's resources
-
-Usage:
-  fleetgate serve [flags]     run the HTTPS admission webhook
-  fleetgate --version         print the version
-
-serve flags:
-  --port N                    webhook HTTPS port (default 8443)
-  --probe-port N              plain-HTTP port for /healthz, /readyz, /livez (default 8000)
-  --bind-address ADDR         address to listen on (default 0.0.0.0)
-  --cert-dir DIR              directory holding tls.crt and tls.key
-  --tls-cert-file FILE        serving certificate (with --tls-private-key-file)
-  --tls-private-key-file FILE serving private key
-  --tls-min-version V         1.2 (default) or 1.3
-  --client-ca-file FILE       require client certificates signed by this CA (the API server's)
-  --group-domain DOMAIN       API group domain (default karmada.io)
-  --kubeconfig FILE           read Services and ResourceInterpreterCustomizations from the
-                              control plane (watch-backed caches) for the context rules
-  --in-cluster                the same with the pod's service account
-  --context FILE|DIR          or: answer the context rules from these files (YAML or JSON);
-                              repeatable
-  --context-failure-policy P  fail (default: deny when lookups fail or time out) or ignore
-                              (allow with a warning)
-  --log-level LEVEL           debug, info (default), warn, error
-  --allow-no-execute-taint-policy=false
-                              forbid NoExecute ClusterTaintPolicy taints (Karmada's default)
-
-With no certificate flags, a development CA and serving certificate for localhost are
-generated into ./certs on first start and reused afterwards.
-
-Example:
-  fleetgate serve --cert-dir /var/serving-cert --group-domain karmada.io
-`;
+const commands: Command[] = [serveCommand];
 
 function version(): string {
   const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string };
   return pkg.version;
 }
 
+function help(): string {
+  const width = Math.max(...commands.map((c) => c.name.length));
+  return `fleetgate: admission webhook, validation and policy tests for the multi-cluster control plane's resources
+
+Usage:
+${commands.map((c) => `  fleetgate ${c.name.padEnd(width)}  ${c.summary}`).join('\n')}
+  fleetgate --version${' '.repeat(Math.max(0, width - 9))}  print the version
+
+Run 'fleetgate <command> --help' for a command's flags and examples.
+`;
+}
+
 export async function main(argv: string[], io: CliIO): Promise<number> {
-  const [command, ...rest] = argv;
-  if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
-    io.stdout(HELP);
-    return command === undefined ? 2 : 0;
+  const [name, ...rest] = argv;
+  if (name === undefined) {
+    io.stderr(help());
+    return 2;
   }
-  if (command === '--version' || command === '-v') {
+  if (name === '--help' || name === '-h' || name === 'help') {
+    const topic = commands.find((c) => c.name === rest[0]);
+    io.stdout(topic ? topic.help : help());
+    return 0;
+  }
+  if (name === '--version' || name === '-v' || name === 'version') {
     io.stdout(`${version()}\n`);
     return 0;
   }
-  if (command === 'serve') return runServe(rest, io);
-  io.stderr(`fleetgate: unknown command "${command}"\n\n${HELP}`);
-  return 2;
-}
-
-async function runServe(args: string[], io: CliIO): Promise<number> {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args,
-      strict: true,
-      options: {
-        port: { type: 'string' },
-        'probe-port': { type: 'string' },
-        'bind-address': { type: 'string' },
-        'cert-dir': { type: 'string' },
-        'tls-cert-file': { type: 'string' },
-        'tls-private-key-file': { type: 'string' },
-        'tls-min-version': { type: 'string' },
-        'group-domain': { type: 'string' },
-        'allow-no-execute-taint-policy': { type: 'string' },
-        'client-ca-file': { type: 'string' },
-        context: { type: 'string', multiple: true },
-        kubeconfig: { type: 'string' },
-        'in-cluster': { type: 'boolean' },
-        'context-failure-policy': { type: 'string' },
-        'log-level': { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    }));
-  } catch (err) {
-    io.stderr(`fleetgate serve: ${(err as Error).message}\n`);
+  const command = commands.find((c) => c.name === name);
+  if (!command) {
+    io.stderr(`fleetgate: unknown command "${name}"\n\n${help()}`);
     return 2;
   }
-  if (values.help) {
-    io.stdout(HELP);
+  if (rest.includes('--help') || rest.includes('-h')) {
+    io.stdout(command.help);
     return 0;
   }
-  const port = (name: string, value: string | undefined, fallback: number): number => {
-    if (value === undefined) return fallback;
-    const n = Number(value);
-    if (!Number.isInteger(n) || n < 0 || n > 65535) throw new Error(`--${name} must be a port number, got "${value}"`);
-    return n;
-  };
-  try {
-    const minVersion = values['tls-min-version'] ?? '1.2';
-    if (minVersion !== '1.2' && minVersion !== '1.3') throw new Error(`--tls-min-version must be 1.2 or 1.3, got "${minVersion}"`);
-    const allowNoExecute = values['allow-no-execute-taint-policy'];
-    if (allowNoExecute !== undefined && allowNoExecute !== 'true' && allowNoExecute !== 'false') {
-      throw new Error('--allow-no-execute-taint-policy must be true or false');
-    }
-    const policy = values['context-failure-policy'] ?? 'fail';
-    if (policy !== 'fail' && policy !== 'ignore') throw new Error(`--context-failure-policy must be fail or ignore, got "${policy}"`);
-    const level = values['log-level'] ?? 'info';
-    if (!['debug', 'info', 'warn', 'error'].includes(level)) throw new Error(`--log-level must be debug, info, warn or error, got "${level}"`);
-    const server = await serve({
-      port: port('port', values.port, 8443),
-      probePort: port('probe-port', values['probe-port'], 8000),
-      bindAddress: values['bind-address'],
-      certDir: values['cert-dir'],
-      tlsCertFile: values['tls-cert-file'],
-      tlsPrivateKeyFile: values['tls-private-key-file'],
-      tlsMinVersion: minVersion === '1.3' ? 'TLSv1.3' : 'TLSv1.2',
-      groupDomain: values['group-domain'],
-      allowNoExecuteTaintPolicy: allowNoExecute === undefined ? undefined : allowNoExecute === 'true',
-      clientCaFile: values['client-ca-file'],
-      contextPaths: values.context,
-      kubeconfig: values.kubeconfig,
-      inCluster: values['in-cluster'],
-      contextFailurePolicy: policy,
-      logger: pino({ level }, { write: (line: string) => io.stderr(line) }),
-    });
-    io.onServe?.(server);
-    return 0;
-  } catch (err) {
-    io.stderr(`fleetgate serve: ${(err as Error).message}\n`);
-    return 1;
-  }
+  return command.run(rest, io);
 }

@@ -1,0 +1,114 @@
+/** `fleetgate serve`: the HTTPS admission webhook. */
+import { parseArgs } from 'node:util';
+import { pino } from 'pino';
+import { serve } from '../../server/serve.js';
+import type { CliIO, Command } from '../io.js';
+
+const HELP = `Usage: fleetgate serve [flags]
+
+Runs the HTTPS admission webhook.
+
+Flags:
+  --port N                    webhook HTTPS port (default 8443)
+  --probe-port N              plain-HTTP port for /healthz, /readyz, /livez, /metrics (default 8000)
+  --bind-address ADDR         address to listen on (default 0.0.0.0)
+  --cert-dir DIR              directory holding tls.crt and tls.key
+  --tls-cert-file FILE        serving certificate (with --tls-private-key-file)
+  --tls-private-key-file FILE serving private key
+  --tls-min-version V         1.2 (default) or 1.3
+  --client-ca-file FILE       require client certificates signed by this CA (the API server's)
+  --group-domain DOMAIN       API group domain (default karmada.io)
+  --kubeconfig FILE           read Services and ResourceInterpreterCustomizations from the
+                              control plane (watch-backed caches) for the context rules
+  --in-cluster                the same with the pod's service account
+  --context FILE|DIR          or: answer the context rules from these files (YAML or JSON);
+                              repeatable
+  --context-failure-policy P  fail (default: deny when lookups fail or time out) or ignore
+                              (allow with a warning)
+  --log-level LEVEL           debug, info (default), warn, error
+  --allow-no-execute-taint-policy=false
+                              forbid NoExecute ClusterTaintPolicy taints (Karmada's default)
+
+With no certificate flags, a development CA and serving certificate for localhost are
+generated into ./certs on first start and reused afterwards.
+
+Example:
+  fleetgate serve --cert-dir /var/serving-cert --group-domain karmada.io
+`;
+
+async function run(args: string[], io: CliIO): Promise<number> {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args,
+      strict: true,
+      options: {
+        port: { type: 'string' },
+        'probe-port': { type: 'string' },
+        'bind-address': { type: 'string' },
+        'cert-dir': { type: 'string' },
+        'tls-cert-file': { type: 'string' },
+        'tls-private-key-file': { type: 'string' },
+        'tls-min-version': { type: 'string' },
+        'group-domain': { type: 'string' },
+        'allow-no-execute-taint-policy': { type: 'string' },
+        'client-ca-file': { type: 'string' },
+        context: { type: 'string', multiple: true },
+        kubeconfig: { type: 'string' },
+        'in-cluster': { type: 'boolean' },
+        'context-failure-policy': { type: 'string' },
+        'log-level': { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    }));
+  } catch (err) {
+    io.stderr(`fleetgate serve: ${(err as Error).message}\n`);
+    return 2;
+  }
+  if (values.help) {
+    io.stdout(HELP);
+    return 0;
+  }
+  const port = (name: string, value: string | undefined, fallback: number): number => {
+    if (value === undefined) return fallback;
+    const n = Number(value);
+    if (!Number.isInteger(n) || n < 0 || n > 65535) throw new Error(`--${name} must be a port number, got "${value}"`);
+    return n;
+  };
+  try {
+    const minVersion = values['tls-min-version'] ?? '1.2';
+    if (minVersion !== '1.2' && minVersion !== '1.3') throw new Error(`--tls-min-version must be 1.2 or 1.3, got "${minVersion}"`);
+    const allowNoExecute = values['allow-no-execute-taint-policy'];
+    if (allowNoExecute !== undefined && allowNoExecute !== 'true' && allowNoExecute !== 'false') {
+      throw new Error('--allow-no-execute-taint-policy must be true or false');
+    }
+    const policy = values['context-failure-policy'] ?? 'fail';
+    if (policy !== 'fail' && policy !== 'ignore') throw new Error(`--context-failure-policy must be fail or ignore, got "${policy}"`);
+    const level = values['log-level'] ?? 'info';
+    if (!['debug', 'info', 'warn', 'error'].includes(level)) throw new Error(`--log-level must be debug, info, warn or error, got "${level}"`);
+    const server = await serve({
+      port: port('port', values.port, 8443),
+      probePort: port('probe-port', values['probe-port'], 8000),
+      bindAddress: values['bind-address'],
+      certDir: values['cert-dir'],
+      tlsCertFile: values['tls-cert-file'],
+      tlsPrivateKeyFile: values['tls-private-key-file'],
+      tlsMinVersion: minVersion === '1.3' ? 'TLSv1.3' : 'TLSv1.2',
+      groupDomain: values['group-domain'],
+      allowNoExecuteTaintPolicy: allowNoExecute === undefined ? undefined : allowNoExecute === 'true',
+      clientCaFile: values['client-ca-file'],
+      contextPaths: values.context,
+      kubeconfig: values.kubeconfig,
+      inCluster: values['in-cluster'],
+      contextFailurePolicy: policy,
+      logger: pino({ level }, { write: (line: string) => io.stderr(line) }),
+    });
+    io.onServe?.(server);
+    return 0;
+  } catch (err) {
+    io.stderr(`fleetgate serve: ${(err as Error).message}\n`);
+    return 1;
+  }
+}
+
+export const serveCommand: Command = { name: 'serve', summary: 'run the HTTPS admission webhook', help: HELP, run };

@@ -1,0 +1,46 @@
+/** JUnit XML as CI systems read it: testsuites > testsuite > testcase > failure | skipped. */
+
+export interface JUnitCase {
+  name: string;
+  classname: string;
+  failure?: { message: string; details: string };
+  skipped?: string;
+  seconds?: number;
+}
+
+export interface JUnitSuite {
+  name: string;
+  cases: JUnitCase[];
+}
+
+// XML 1.0 forbids most control characters even when escaped; they are dropped.
+const INVALID_XML = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/g;
+const escape = (text: string): string =>
+  text.replace(INVALID_XML, '').replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&apos;');
+
+export function junitXml(name: string, suites: readonly JUnitSuite[]): string {
+  const count = (s: readonly JUnitCase[], pick: (c: JUnitCase) => boolean) => s.filter(pick).length;
+  const all = suites.flatMap((s) => s.cases);
+  const lines = [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    `<testsuites name="${escape(name)}" tests="${all.length}" failures="${count(all, (c) => !!c.failure)}" skipped="${count(all, (c) => !!c.skipped)}">`,
+  ];
+  for (const suite of suites) {
+    lines.push(
+      `  <testsuite name="${escape(suite.name)}" tests="${suite.cases.length}" failures="${count(suite.cases, (c) => !!c.failure)}" skipped="${count(suite.cases, (c) => !!c.skipped)}">`,
+    );
+    for (const c of suite.cases) {
+      const open = `    <testcase name="${escape(c.name)}" classname="${escape(c.classname)}"${c.seconds !== undefined ? ` time="${c.seconds.toFixed(3)}"` : ''}`;
+      if (c.failure) {
+        lines.push(`${open}>`, `      <failure message="${escape(c.failure.message)}">${escape(c.failure.details)}</failure>`, '    </testcase>');
+      } else if (c.skipped) {
+        lines.push(`${open}>`, `      <skipped message="${escape(c.skipped)}"/>`, '    </testcase>');
+      } else {
+        lines.push(`${open}/>`);
+      }
+    }
+    lines.push('  </testsuite>');
+  }
+  lines.push('</testsuites>', '');
+  return lines.join('\n');
+}
