@@ -4,10 +4,14 @@
 import { readFileSync } from 'node:fs';
 import type { CliIO, Command } from './io.js';
 import { serveCommand } from './commands/serve.js';
+import { validateCommand } from './commands/validate.js';
+import { testCommand } from './commands/test.js';
+import { schemaCommand } from './commands/schema.js';
+import { certsCommand } from './commands/certs.js';
 
 export type { CliIO } from './io.js';
 
-const commands: Command[] = [serveCommand];
+const commands: Command[] = [validateCommand, testCommand, schemaCommand, certsCommand, serveCommand];
 
 function version(): string {
   const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string };
@@ -20,7 +24,7 @@ function help(): string {
 
 Usage:
 ${commands.map((c) => `  fleetgate ${c.name.padEnd(width)}  ${c.summary}`).join('\n')}
-  fleetgate --version${' '.repeat(Math.max(0, width - 9))}  print the version
+  fleetgate ${'--version'.padEnd(width)}  print the version
 
 Run 'fleetgate <command> --help' for a command's flags and examples.
 `;
