@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { readFileSync } from 'node:fs';
 import { main } from './main.js';
 import type { RunningServer } from '../server/serve.js';
 
@@ -21,6 +22,8 @@ process.once('SIGINT', () => stop('SIGINT'));
 const code = await main(process.argv.slice(2), {
   stdout: (t) => process.stdout.write(t),
   stderr: (t) => process.stderr.write(t),
+  stdin: () => readFileSync(0, 'utf8'),
+  stderrIsTTY: process.stderr.isTTY === true,
   onServe: (server) => {
     running = server;
     if (stopping) {

@@ -7,13 +7,45 @@
  */
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { LineCounter, parseAllDocuments } from 'yaml';
+import { LineCounter, isCollection, parseAllDocuments, type Node as YamlNode } from 'yaml';
+import { KUBECTL_YAML } from '../yaml.js';
 
 export interface Manifest {
   object: Record<string, unknown>;
   /** Where the object is: the file (or `<stdin>`) and the 1-based line it starts on. */
   file: string;
   line: number;
+  /** The line of a field given by its path (`spec.taints[0].effect`), or of its nearest existing parent. */
+  lineOf(field: string): number;
+}
+
+/** `spec.taints[0].effect` → ['spec', 'taints', 0, 'effect']; `spec.overall[cpu]` → [..., 'cpu']. */
+function pathSegments(field: string): (string | number)[] {
+  const segments: (string | number)[] = [];
+  for (const m of field.matchAll(/([^.[\]]+)|\[([^\]]*)\]/g)) {
+    if (m[1] !== undefined) segments.push(m[1]);
+    else segments.push(/^\d+$/.test(m[2]!) ? Number(m[2]) : m[2]!);
+  }
+  return segments;
+}
+
+function locator(node: YamlNode, lineCounter: LineCounter, fallback: number): (field: string) => number {
+  return (field) => {
+    let current: unknown = node;
+    let line = fallback;
+    for (const segment of pathSegments(field)) {
+      if (!isCollection(current)) break;
+      const next = current.get(segment, true) as YamlNode | undefined;
+      if (!next?.range) break;
+      // A key's line is where the user reads the field; a scalar value shares it.
+      const pair = (current.items as { key?: { value?: unknown; range?: [number] } }[]).find((item, i) =>
+        typeof segment === 'number' ? i === segment : item.key?.value === segment,
+      );
+      line = lineCounter.linePos((pair?.key?.range ?? next.range)[0]).line;
+      current = next;
+    }
+    return line;
+  };
 }
 
 export interface ReadProblem {
@@ -61,7 +93,7 @@ export function parseManifests(text: string, file: string): { manifests: Manifes
   const manifests: Manifest[] = [];
   const problems: ReadProblem[] = [];
   const lineCounter = new LineCounter();
-  const docs = parseAllDocuments(text, { lineCounter, version: '1.1', prettyErrors: false });
+  const docs = parseAllDocuments(text, { ...KUBECTL_YAML, lineCounter, prettyErrors: false });
   const list = Array.isArray(docs) ? docs : [docs];
   for (const doc of list) {
     if (doc.errors.length) {
@@ -89,11 +121,12 @@ export function parseManifests(text: string, file: string): { manifests: Manifes
       const items = (contents as { get?: (k: string, keep: boolean) => { items?: { range?: [number] }[] } }).get?.('items', true)?.items ?? [];
       value.items.forEach((item, i) => {
         const itemLine = items[i]?.range ? lineCounter.linePos(items[i]!.range![0]).line : start;
-        if (isRecord(item)) manifests.push({ object: item, file, line: itemLine });
+        const itemNode = items[i] as YamlNode | undefined;
+        if (isRecord(item)) manifests.push({ object: item, file, line: itemLine, lineOf: itemNode ? locator(itemNode, lineCounter, itemLine) : () => itemLine });
         else problems.push({ file, line: itemLine, message: `items[${i}] is not an object` });
       });
     } else {
-      manifests.push({ object: value, file, line: start });
+      manifests.push({ object: value, file, line: start, lineOf: locator(contents, lineCounter, start) });
     }
   }
   return { manifests, problems };

@@ -6,6 +6,7 @@
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
+import { KUBECTL_YAML } from '../yaml.js';
 import type { Lookups, Service } from '../rule.js';
 
 const MANIFEST = /\.(ya?ml|json)$/i;
@@ -27,7 +28,7 @@ const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 export function readObjects(paths: readonly string[]): Record<string, unknown>[] {
   const objects: Record<string, unknown>[] = [];
   for (const file of paths.flatMap(manifestFiles)) {
-    for (const doc of parseAllDocuments(readFileSync(file, 'utf8'), { version: '1.1' })) {
+    for (const doc of parseAllDocuments(readFileSync(file, 'utf8'), KUBECTL_YAML)) {
       if (doc.errors.length) {
         const e = doc.errors[0]!;
         const line = e.linePos?.[0];

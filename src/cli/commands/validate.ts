@@ -1,9 +1,245 @@
-/** `fleetgate validate`: PLACEHOLDER, replaced by the real command. */
+/** `fleetgate validate`: check manifests offline, as the webhook would, for CI pipelines. */
+import { parseArgs } from 'node:util';
+import { validate, type ValidationResult } from '../../validate.js';
+import { applyDefaults } from '../../defaults.js';
+import { formatCause } from '../../field.js';
+import { rulesFor, DEFAULT_GROUP_DOMAIN, apiGroup } from '../../../rules/index.js';
+import { readObjects, staticLookups } from '../../server/context.js';
+import type { Lookups, Operation } from '../../rule.js';
+import { readManifests, type Manifest, type ReadProblem } from '../manifests.js';
+import { junitXml, type JUnitSuite } from '../junit.js';
 import type { CliIO, Command } from '../io.js';
 
-async function run(_args: string[], io: CliIO): Promise<number> {
-  io.stderr('fleetgate validate: not implemented yet\n');
-  return 2;
+const HELP = `Usage: fleetgate validate [flags] PATH... | -
+
+Checks manifests offline with the same rules the webhook enforces. PATH is a YAML
+(multi-document) or JSON file, a directory (searched recursively for *.yaml, *.yml,
+*.json), or - for standard input. List objects are unpacked. Objects of kinds
+fleetgate does not serve are skipped and counted.
+
+Flags:
+  -o, --output FORMAT     text (default), json or junit
+      --strict            unknown fields and kinds fleetgate does not serve are errors
+      --operation OP      CREATE (default) or UPDATE
+      --old FILE          the stored objects for --operation UPDATE, matched by kind,
+                          namespace and name
+      --context FILE|DIR  Services and ResourceInterpreterCustomizations for the context
+                          rules (repeatable); without it those rules are skipped with a warning
+      --show-defaults     print the defaults the mutating webhook would apply (JSON Patch)
+      --group-domain D    API group domain (default karmada.io)
+  -q, --quiet             print problems only, no summary
+
+Exit status: 0 every object valid, 1 an object is invalid, 2 usage or I/O error
+(an unreadable file or a YAML syntax error; the other files are still validated).
+
+Examples:
+  fleetgate validate manifests/
+  kustomize build overlays/prod | fleetgate validate -
+  fleetgate validate --output junit manifests/ > fleetgate-report.xml
+  fleetgate validate --operation UPDATE --old live/cluster.yaml changed/cluster.yaml
+`;
+
+type Format = 'text' | 'json' | 'junit';
+
+interface Checked {
+  manifest: Manifest;
+  kind: string;
+  name: string;
+  namespace?: string;
+  /** Undefined when the kind is not served. */
+  result?: ValidationResult;
+  patch?: unknown[];
 }
 
-export const validateCommand: Command = { name: 'validate', summary: 'validate (not implemented yet)', help: 'Usage: fleetgate validate\n', run };
+const PROGRESS_AFTER_MS = 1000;
+
+const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
+const identity = (o: Record<string, unknown>) => {
+  const meta = (typeof o.metadata === 'object' && o.metadata !== null ? o.metadata : {}) as Record<string, unknown>;
+  return { kind: str(o.kind) ?? '<no kind>', name: str(meta.name) ?? str(meta.generateName) ?? '<no name>', namespace: str(meta.namespace) };
+};
+const objectKey = (o: Record<string, unknown>) => {
+  const id = identity(o);
+  return `${id.kind}/${id.namespace ?? ''}/${id.name}`;
+};
+
+async function run(args: string[], io: CliIO): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args,
+      allowPositionals: true,
+      strict: true,
+      options: {
+        output: { type: 'string', short: 'o', default: 'text' },
+        strict: { type: 'boolean', default: false },
+        operation: { type: 'string', default: 'CREATE' },
+        old: { type: 'string' },
+        context: { type: 'string', multiple: true },
+        'show-defaults': { type: 'boolean', default: false },
+        'group-domain': { type: 'string', default: DEFAULT_GROUP_DOMAIN },
+        quiet: { type: 'boolean', short: 'q', default: false },
+      },
+    });
+  } catch (err) {
+    io.stderr(`fleetgate validate: ${(err as Error).message}\n\n${HELP}`);
+    return 2;
+  }
+  const { values, positionals } = parsed;
+  const format = values.output as Format;
+  const usage = (message: string) => {
+    io.stderr(`fleetgate validate: ${message}\n`);
+    return 2;
+  };
+  if (!['text', 'json', 'junit'].includes(format)) return usage(`--output must be text, json or junit, got "${values.output}"`);
+  const operation = values.operation as Operation;
+  if (operation !== 'CREATE' && operation !== 'UPDATE') return usage(`--operation must be CREATE or UPDATE, got "${values.operation}"`);
+  if (values.old && operation !== 'UPDATE') return usage('--old needs --operation UPDATE');
+  if (positionals.length === 0) return usage('no PATH given (use - for standard input); see fleetgate validate --help');
+
+  const read = readManifests(positionals, io.stdin);
+  const problems: ReadProblem[] = [...read.problems];
+
+  const olds = new Map<string, Record<string, unknown>>();
+  if (values.old) {
+    const oldRead = readManifests([values.old], io.stdin);
+    problems.push(...oldRead.problems);
+    for (const m of oldRead.manifests) olds.set(objectKey(m.object), m.object);
+  }
+  let lookups: Lookups | undefined;
+  if (values.context?.length) {
+    try {
+      lookups = staticLookups(readObjects(values.context));
+    } catch (err) {
+      problems.push({ file: values.context.join(', '), message: (err as Error).message });
+    }
+  }
+
+  const started = Date.now();
+  const progress = (done: number) => {
+    if (io.stderrIsTTY && Date.now() - started > PROGRESS_AFTER_MS && done % 100 === 0) {
+      io.stderr(`\rvalidated ${done}/${read.manifests.length} objects`);
+    }
+  };
+
+  const checked: Checked[] = [];
+  for (const [i, manifest] of read.manifests.entries()) {
+    const id = identity(manifest.object);
+    const rules = rulesFor(manifest.object.kind);
+    if (!rules) {
+      checked.push({ manifest, ...id });
+      continue;
+    }
+    const oldObject = operation === 'UPDATE' ? olds.get(objectKey(manifest.object)) : undefined;
+    if (operation === 'UPDATE' && values.old && !oldObject) {
+      problems.push({ file: manifest.file, line: manifest.line, message: `${id.kind} "${id.name}": no stored object with this kind, namespace and name in ${values.old}` });
+    }
+    const result = await validate(manifest.object, {
+      operation,
+      oldObject,
+      groupDomain: values['group-domain'],
+      lookups,
+      strict: values.strict,
+    });
+    const patch = values['show-defaults'] ? applyDefaults(manifest.object, { operation }).patch : undefined;
+    checked.push({ manifest, ...id, result, patch });
+    progress(i + 1);
+  }
+  if (io.stderrIsTTY && Date.now() - started > PROGRESS_AFTER_MS) io.stderr('\r\x1b[K');
+
+  const served = checked.filter((c) => c.result);
+  const invalid = served.filter((c) => !c.result!.allowed);
+  const skipped = checked.filter((c) => !c.result);
+  const unservedIsError = values.strict && skipped.length > 0;
+  const summary = {
+    files: read.files,
+    objects: checked.length,
+    valid: served.length - invalid.length,
+    invalid: invalid.length,
+    skipped: skipped.length,
+    warnings: served.reduce((n, c) => n + c.result!.warnings.length, 0),
+    errors: problems.length,
+  };
+
+  if (format === 'json') io.stdout(`${JSON.stringify(jsonReport(checked, problems, summary, values['group-domain']), null, 2)}\n`);
+  else if (format === 'junit') io.stdout(junitXml('fleetgate validate', junitSuites(checked, problems, values.strict, values['group-domain'])));
+  else io.stdout(textReport(checked, problems, summary, values.strict, values.quiet));
+
+  if (problems.length) return 2;
+  return invalid.length || unservedIsError ? 1 : 0;
+}
+
+const where = (c: { manifest: Manifest }) => `${c.manifest.file}:${c.manifest.line}`;
+const problemWhere = (p: ReadProblem) => `${p.file}${p.line ? `:${p.line}${p.column ? `:${p.column}` : ''}` : ''}`;
+/** `Cluster "m1"`, or `MultiClusterService "default/web"` so a namespaced object can be found. */
+const displayName = (c: Checked) => `${c.kind} "${c.namespace ? `${c.namespace}/` : ''}${c.name}"`;
+
+function textReport(checked: Checked[], problems: ReadProblem[], summary: Record<string, number>, strict: boolean, quiet: boolean): string {
+  const lines: string[] = [];
+  for (const p of problems) lines.push(`${problemWhere(p)}: error: ${p.message}`);
+  for (const c of checked) {
+    if (!c.result) {
+      if (strict) lines.push(`${where(c)}: ${displayName(c)}: kind ${c.kind} is not served by fleetgate`);
+      continue;
+    }
+    for (const cause of c.result.causes) lines.push(`${c.manifest.file}:${c.manifest.lineOf(cause.field)}: ${displayName(c)} is invalid: ${formatCause(cause)}`);
+    for (const warning of c.result.warnings) lines.push(`${where(c)}: Warning: ${displayName(c)}: ${warning}`);
+    if (c.patch?.length) lines.push(`${where(c)}: ${displayName(c)} defaults: ${JSON.stringify(c.patch)}`);
+  }
+  if (!quiet) {
+    lines.push(
+      `${summary.objects} objects in ${summary.files} files: ${summary.valid} valid, ${summary.invalid} invalid, ${summary.skipped} skipped (kind not served), ${summary.warnings} warnings, ${summary.errors} errors`,
+    );
+  }
+  return lines.length ? `${lines.join('\n')}\n` : '';
+}
+
+function jsonReport(checked: Checked[], problems: ReadProblem[], summary: Record<string, number>, groupDomain: string) {
+  return {
+    summary,
+    errors: problems,
+    results: checked.map((c) => ({
+      file: c.manifest.file,
+      line: c.manifest.line,
+      kind: c.kind,
+      ...(c.result ? { group: apiGroup(rulesFor(c.kind)!, groupDomain) } : {}),
+      namespace: c.namespace,
+      name: c.name,
+      status: c.result ? (c.result.allowed ? 'valid' : 'invalid') : 'skipped',
+      causes: (c.result?.causes ?? []).map((cause) => ({ ...cause, line: c.manifest.lineOf(cause.field) })),
+      warnings: c.result?.warnings ?? [],
+      ...(c.patch ? { defaults: c.patch } : {}),
+    })),
+  };
+}
+
+function junitSuites(checked: Checked[], problems: ReadProblem[], strict: boolean, groupDomain: string): JUnitSuite[] {
+  const byFile = new Map<string, JUnitSuite>();
+  const suite = (file: string) => {
+    let s = byFile.get(file);
+    if (!s) byFile.set(file, (s = { name: file, cases: [] }));
+    return s;
+  };
+  for (const p of problems) {
+    suite(p.file).cases.push({ name: `read ${problemWhere(p)}`, classname: 'fleetgate.read', failure: { message: p.message, details: `${problemWhere(p)}: ${p.message}` } });
+  }
+  for (const c of checked) {
+    const name = `${displayName(c)} (${where(c)})`;
+    const classname = c.result ? `${c.kind}.${apiGroup(rulesFor(c.kind)!, groupDomain)}` : c.kind;
+    if (!c.result) {
+      suite(c.manifest.file).cases.push(
+        strict
+          ? { name, classname, failure: { message: `kind ${c.kind} is not served by fleetgate`, details: '' } }
+          : { name, classname, skipped: `kind ${c.kind} is not served by fleetgate` },
+      );
+    } else if (!c.result.allowed) {
+      const details = c.result.causes.map(formatCause).join('\n');
+      suite(c.manifest.file).cases.push({ name, classname, failure: { message: `${c.result.causes.length} problem(s): ${formatCause(c.result.causes[0]!)}`, details } });
+    } else {
+      suite(c.manifest.file).cases.push({ name, classname });
+    }
+  }
+  return [...byFile.values()];
+}
+
+export const validateCommand: Command = { name: 'validate', summary: 'check manifests offline (YAML or JSON files, directories, stdin)', help: HELP, run };

@@ -1,0 +1,148 @@
+import { describe, expect, it } from 'vitest';
+import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import { main } from '../../src/cli/main.js';
+import { examples } from '../fixtures/index.js';
+import { stringify } from 'yaml';
+
+async function cli(argv: string[], stdin = '') {
+  let stdout = '';
+  let stderr = '';
+  const code = await main(argv, { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t), stdin: () => stdin });
+  return { code, stdout, stderr };
+}
+
+const cluster = examples.find((e) => e.kind === 'Cluster')!;
+const badCluster = { apiVersion: 'cluster.karmada.io/v1alpha1', kind: 'Cluster', metadata: { name: 'm1' }, spec: { syncMode: 'Push', taints: [{ key: 'dedicated', effect: 'Foo' }] } };
+const configMap = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'settings' }, data: { a: 'b' } };
+
+/** A directory of mixed manifests: valid, invalid, unserved, a List, a YAML syntax error. */
+function fixtureDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'fleetgate-validate-'));
+  mkdirSync(join(dir, 'nested'));
+  writeFileSync(join(dir, 'clusters.yaml'), [cluster, badCluster].map((o) => stringify(o)).join('---\n'));
+  writeFileSync(join(dir, 'all.json'), JSON.stringify({ apiVersion: 'v1', kind: 'List', items: examples.filter((e) => e.kind !== 'Cluster') }));
+  writeFileSync(join(dir, 'nested', 'other.yml'), stringify(configMap));
+  writeFileSync(join(dir, 'notes.txt'), 'not a manifest');
+  return dir;
+}
+
+describe('fleetgate validate', () => {
+  it('accepts every realistic example: exit 0 and a summary', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'fleetgate-valid-'));
+    writeFileSync(join(dir, 'all.yaml'), examples.map((o) => stringify(o)).join('---\n'));
+    const { code, stdout } = await cli(['validate', dir]);
+    expect(code).toBe(0);
+    expect(stdout).toMatch(new RegExp(`^${examples.length} objects in 1 files: ${examples.length} valid, 0 invalid, 0 skipped`, 'm'));
+  });
+
+  it('reports an invalid object with file and the line of the field, in kubectl words; exit 1', async () => {
+    const dir = fixtureDir();
+    const { code, stdout } = await cli(['validate', dir]);
+    expect(code).toBe(1);
+    const file = join(dir, 'clusters.yaml');
+    const lines = stdout.trim().split('\n');
+    const line = (await import('node:fs')).readFileSync(file, 'utf8').split('\n').findIndex((l) => l.includes('effect: Foo')) + 1;
+    expect(lines).toContain(
+      `${file}:${line}: Cluster "m1" is invalid: spec.taints[0].effect: Unsupported value: "Foo": supported values: "NoSchedule", "PreferNoSchedule", "NoExecute"`,
+    );
+    expect(stdout).toMatch(/objects in 3 files: \d+ valid, 1 invalid, 1 skipped \(kind not served\)/);
+  });
+
+  it('unpacks List objects and reads JSON', async () => {
+    const dir = fixtureDir();
+    const { stdout } = await cli(['validate', '--output', 'json', join(dir, 'all.json')]);
+    const report = JSON.parse(stdout);
+    expect(report.results.map((r: any) => r.kind)).toEqual(examples.filter((e) => e.kind !== 'Cluster').map((e) => e.kind));
+    expect(report.results.every((r: any) => r.status === 'valid')).toBe(true);
+  });
+
+  it('reads standard input', async () => {
+    const { code, stdout } = await cli(['validate', '-'], stringify(badCluster));
+    expect(code).toBe(1);
+    expect(stdout).toContain('<stdin>:9: Cluster "m1" is invalid: spec.taints[0].effect');
+  });
+
+  it('reports a YAML syntax error with file:line:column without hiding other files; exit 2', async () => {
+    const dir = fixtureDir();
+    writeFileSync(join(dir, 'broken.yaml'), 'apiVersion: v1\nkind: [Cluster\n');
+    const { code, stdout } = await cli(['validate', dir]);
+    expect(code).toBe(2);
+    expect(stdout).toMatch(new RegExp(`${join(dir, 'broken.yaml').replace(/[.]/g, '\\.')}:\\d+:\\d+: error: YAML syntax error`));
+    expect(stdout).toContain('Cluster "m1" is invalid');
+  });
+
+  it('answers usage and I/O errors with exit 2', async () => {
+    expect((await cli(['validate'])).code).toBe(2);
+    expect((await cli(['validate', '--output', 'xml', '.'])).code).toBe(2);
+    expect((await cli(['validate', '--bogus', '.'])).code).toBe(2);
+    const missing = await cli(['validate', '/nonexistent/file.yaml']);
+    expect(missing.code).toBe(2);
+    expect(missing.stdout).toContain('/nonexistent/file.yaml: error: no such file or directory');
+  });
+
+  it('makes unknown fields and unserved kinds errors with --strict', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'fleetgate-strict-'));
+    writeFileSync(join(dir, 'a.yaml'), stringify({ ...cluster, spec: { ...(cluster as any).spec, replicas: 2 } }));
+    const relaxed = await cli(['validate', dir]);
+    expect(relaxed.code).toBe(0);
+    expect(relaxed.stdout).toContain('Warning: Cluster "member1": unknown field "spec.replicas"');
+    expect((await cli(['validate', '--strict', dir])).code).toBe(1);
+    writeFileSync(join(dir, 'a.yaml'), stringify(configMap));
+    expect((await cli(['validate', dir])).code).toBe(0);
+    const strict = await cli(['validate', '--strict', dir]);
+    expect(strict.code).toBe(1);
+    expect(strict.stdout).toContain('ConfigMap "settings": kind ConfigMap is not served by fleetgate');
+  });
+
+  it('checks an update against the stored object with --operation UPDATE --old', async () => {
+    const mcs = examples.find((e) => e.kind === 'MultiClusterService')!;
+    const dir = mkdtempSync(join(tmpdir(), 'fleetgate-update-'));
+    writeFileSync(join(dir, 'old.yaml'), stringify(mcs));
+    writeFileSync(join(dir, 'new.yaml'), stringify({ ...mcs, spec: { ...(mcs as any).spec, types: ['LoadBalancer'] } }));
+    const { code, stdout } = await cli(['validate', '--operation', 'UPDATE', '--old', join(dir, 'old.yaml'), join(dir, 'new.yaml')]);
+    expect(code).toBe(1);
+    expect(stdout).toMatch(/MultiClusterService ".*" is invalid: spec\.types: Invalid value: .*immutable/);
+  });
+
+  it('answers the context rules from --context', async () => {
+    const ric = examples.find((e) => e.kind === 'ResourceInterpreterCustomization')!;
+    const dir = mkdtempSync(join(tmpdir(), 'fleetgate-context-'));
+    writeFileSync(join(dir, 'new.yaml'), stringify(ric));
+    writeFileSync(join(dir, 'existing.yaml'), stringify({ ...ric, metadata: { name: 'existing' } }));
+    const without = await cli(['validate', join(dir, 'new.yaml')]);
+    expect(without.code).toBe(0);
+    expect(without.stdout).toContain('not checked: no lookups were supplied');
+    const withContext = await cli(['validate', '--context', join(dir, 'existing.yaml'), join(dir, 'new.yaml')]);
+    expect(withContext.code).toBe(1);
+    expect(withContext.stdout).toContain('Forbidden: conflicts with ResourceInterpreterCustomization "existing"');
+  });
+
+  it('prints the defaults with --show-defaults', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'fleetgate-defaults-'));
+    const bare = { ...cluster, spec: { syncMode: 'Push' } };
+    writeFileSync(join(dir, 'c.yaml'), stringify(bare));
+    const { stdout } = await cli(['validate', '--show-defaults', dir]);
+    expect(stdout).toMatch(/Cluster "member1" defaults: \[\{"op":"add","path":"\/spec\/resourceModels"/);
+  });
+
+  it('writes well-formed JUnit XML with the right counts', async () => {
+    const dir = fixtureDir();
+    const { stdout, code } = await cli(['validate', '--output', 'junit', dir]);
+    expect(code).toBe(1);
+    expect(XMLValidator.validate(stdout)).toBe(true);
+    const xml = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '' }).parse(stdout);
+    const objects = examples.length + 2; // the other examples in all.json, two Clusters, one ConfigMap, minus the example Cluster counted once
+    expect(Number(xml.testsuites.tests)).toBe(objects);
+    expect(Number(xml.testsuites.failures)).toBe(1);
+    expect(Number(xml.testsuites.skipped)).toBe(1);
+  });
+
+  it('has help with examples', async () => {
+    const { code, stdout } = await cli(['validate', '--help']);
+    expect(code).toBe(0);
+    expect(stdout).toContain('Examples:');
+  });
+});
