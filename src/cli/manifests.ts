@@ -1,14 +1,19 @@
 /**
- * Reading manifests the way kubectl does: YAML (multi-document, YAML 1.1 scalars such as
- * `yes`/`no`) and JSON files, directories searched recursively for *.yaml, *.yml and
- * *.json, standard input as `-`, and `List` objects unpacked. Every object keeps its
- * file and line; a file that cannot be read or parsed is reported with file:line:column
- * and does not stop the others.
+ * Reading manifests the way kubectl does: YAML (multi-document) and JSON files,
+ * directories searched recursively for *.yaml, *.yml and *.json, standard input as `-`,
+ * and `List` objects unpacked. Every object keeps its file and line; a file that cannot
+ * be read or parsed is reported with file:line:column and does not stop the others.
+ *
+ * Large streams are the common case in CI (a rendered chart, a kustomize build), so
+ * documents are parsed with js-yaml, an order of magnitude faster than the `yaml`
+ * package; the latter builds its source-position tree only for the documents whose
+ * problems need the line of a field.
  */
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { LineCounter, isCollection, parseAllDocuments, type Node as YamlNode } from 'yaml';
-import { KUBECTL_YAML } from '../yaml.js';
+import jsyaml from 'js-yaml';
+import { LineCounter, isCollection, parseDocument, type Node as YamlNode } from 'yaml';
+import { KUBECTL_JSYAML_SCHEMA, KUBECTL_YAML } from '../yaml.js';
 
 export interface Manifest {
   object: Record<string, unknown>;
@@ -17,35 +22,6 @@ export interface Manifest {
   line: number;
   /** The line of a field given by its path (`spec.taints[0].effect`), or of its nearest existing parent. */
   lineOf(field: string): number;
-}
-
-/** `spec.taints[0].effect` → ['spec', 'taints', 0, 'effect']; `spec.overall[cpu]` → [..., 'cpu']. */
-function pathSegments(field: string): (string | number)[] {
-  const segments: (string | number)[] = [];
-  for (const m of field.matchAll(/([^.[\]]+)|\[([^\]]*)\]/g)) {
-    if (m[1] !== undefined) segments.push(m[1]);
-    else segments.push(/^\d+$/.test(m[2]!) ? Number(m[2]) : m[2]!);
-  }
-  return segments;
-}
-
-function locator(node: YamlNode, lineCounter: LineCounter, fallback: number): (field: string) => number {
-  return (field) => {
-    let current: unknown = node;
-    let line = fallback;
-    for (const segment of pathSegments(field)) {
-      if (!isCollection(current)) break;
-      const next = current.get(segment, true) as YamlNode | undefined;
-      if (!next?.range) break;
-      // A key's line is where the user reads the field; a scalar value shares it.
-      const pair = (current.items as { key?: { value?: unknown; range?: [number] } }[]).find((item, i) =>
-        typeof segment === 'number' ? i === segment : item.key?.value === segment,
-      );
-      line = lineCounter.linePos((pair?.key?.range ?? next.range)[0]).line;
-      current = next;
-    }
-    return line;
-  };
 }
 
 export interface ReadProblem {
@@ -88,45 +64,113 @@ export function expandPaths(paths: readonly string[], problems: ReadProblem[]): 
   return files;
 }
 
+/** `spec.taints[0].effect` → ['spec', 'taints', 0, 'effect']; `spec.overall[cpu]` → [..., 'cpu']. */
+function pathSegments(field: string): (string | number)[] {
+  const segments: (string | number)[] = [];
+  for (const m of field.matchAll(/([^.[\]]+)|\[([^\]]*)\]/g)) {
+    if (m[1] !== undefined) segments.push(m[1]);
+    else segments.push(/^\d+$/.test(m[2]!) ? Number(m[2]) : m[2]!);
+  }
+  return segments;
+}
+
+/** Resolves field paths to lines within one document's source tree. */
+function locate(node: YamlNode | null, lineCounter: LineCounter, segments: (string | number)[], fallback: number): number {
+  let current: unknown = node;
+  let line = fallback;
+  for (const segment of segments) {
+    if (!isCollection(current)) break;
+    const next = current.get(segment, true) as YamlNode | undefined;
+    if (!next?.range) break;
+    // A key's line is where the user reads the field; a scalar value shares it.
+    const pair = (current.items as { key?: { value?: unknown; range?: [number] } }[]).find((item, i) =>
+      typeof segment === 'number' ? i === segment : item.key?.value === segment,
+    );
+    line = lineCounter.linePos((pair?.key?.range ?? next.range)[0]).line;
+    current = next;
+  }
+  return line;
+}
+
+/** One document of a stream: its text and the line its first line has in the file. */
+interface Chunk {
+  text: string;
+  firstLine: number;
+}
+
+/**
+ * Splits a stream at its `---` markers. A marker only ever starts a line at column 0
+ * (block content is indented), so this needs no YAML parse. The marker line stays with
+ * its document, which may carry content after it.
+ */
+function chunks(text: string): Chunk[] {
+  const result: Chunk[] = [];
+  const lines = text.split('\n');
+  let start = 0;
+  for (let i = 1; i <= lines.length; i++) {
+    if (i === lines.length || /^---(?:[ \t]|$)/.test(lines[i]!.replace(/\r$/, ''))) {
+      result.push({ text: lines.slice(start, i).join('\n'), firstLine: start + 1 });
+      start = i;
+    }
+  }
+  return result;
+}
+
+/** The first line of a document that carries content (not a marker, comment or blank). */
+function contentLine(chunk: Chunk): number {
+  const lines = chunk.text.split('\n');
+  const i = lines.findIndex((l) => !/^\s*(#.*)?$/.test(l) && !/^(---|\.\.\.)\s*$/.test(l) && !/^%/.test(l));
+  return chunk.firstLine + Math.max(i, 0);
+}
+
 /** Parses one file's text into its objects. */
 export function parseManifests(text: string, file: string): { manifests: Manifest[]; problems: ReadProblem[] } {
   const manifests: Manifest[] = [];
   const problems: ReadProblem[] = [];
-  const lineCounter = new LineCounter();
-  const docs = parseAllDocuments(text, { ...KUBECTL_YAML, lineCounter, prettyErrors: false });
-  const list = Array.isArray(docs) ? docs : [docs];
-  for (const doc of list) {
-    if (doc.errors.length) {
-      const e = doc.errors[0]!;
-      const pos = lineCounter.linePos(e.pos[0]);
-      problems.push({ file, line: pos.line, column: pos.col, message: `YAML syntax error: ${e.message.split('\n')[0]}` });
-      continue;
-    }
-    const contents = doc.contents;
-    if (contents === null) continue;
-    const start = lineCounter.linePos(contents.range[0]).line;
+  for (const chunk of chunks(text)) {
     let value: unknown;
     try {
-      value = doc.toJS({ maxAliasCount: 1000 });
+      value = jsyaml.load(chunk.text, { schema: KUBECTL_JSYAML_SCHEMA, filename: file });
     } catch (err) {
-      problems.push({ file, line: start, message: (err as Error).message });
+      const e = err as { reason?: string; mark?: { line: number; column: number }; message: string };
+      problems.push({
+        file,
+        line: e.mark ? chunk.firstLine + e.mark.line : chunk.firstLine,
+        column: e.mark ? e.mark.column + 1 : undefined,
+        message: `YAML syntax error: ${e.reason ?? e.message.split('\n')[0]}`,
+      });
       continue;
     }
     if (value === null || value === undefined) continue;
+    const start = contentLine(chunk);
     if (!isRecord(value)) {
       problems.push({ file, line: start, message: 'document is not an object' });
       continue;
     }
+
+    // The position tree is built on first use, and only for this document.
+    let tree: { root: YamlNode | null; lines: LineCounter } | undefined;
+    const positions = () => {
+      if (!tree) {
+        const lines = new LineCounter();
+        const doc = parseDocument(chunk.text, { ...KUBECTL_YAML, lineCounter: lines });
+        tree = { root: doc.contents as YamlNode | null, lines };
+      }
+      return tree;
+    };
+    const lineIn = (prefix: (string | number)[], field: string, fallback: number) => {
+      const t = positions();
+      return chunk.firstLine - 1 + locate(t.root, t.lines, [...prefix, ...pathSegments(field)], fallback - chunk.firstLine + 1);
+    };
+
     if (typeof value.kind === 'string' && value.kind.endsWith('List') && Array.isArray(value.items)) {
-      const items = (contents as { get?: (k: string, keep: boolean) => { items?: { range?: [number] }[] } }).get?.('items', true)?.items ?? [];
       value.items.forEach((item, i) => {
-        const itemLine = items[i]?.range ? lineCounter.linePos(items[i]!.range![0]).line : start;
-        const itemNode = items[i] as YamlNode | undefined;
-        if (isRecord(item)) manifests.push({ object: item, file, line: itemLine, lineOf: itemNode ? locator(itemNode, lineCounter, itemLine) : () => itemLine });
+        const itemLine = lineIn(['items', i], '', start);
+        if (isRecord(item)) manifests.push({ object: item, file, line: itemLine, lineOf: (field) => lineIn(['items', i], field, itemLine) });
         else problems.push({ file, line: itemLine, message: `items[${i}] is not an object` });
       });
     } else {
-      manifests.push({ object: value, file, line: start, lineOf: locator(contents, lineCounter, start) });
+      manifests.push({ object: value, file, line: start, lineOf: (field) => lineIn([], field, start) });
     }
   }
   return { manifests, problems };
