@@ -10,12 +10,12 @@ export type { CliIO } from './io.js';
  * Commands load on demand: `validate` in a CI job should not pay for Koa, pino and
  * prom-client, nor `serve` for the YAML reader.
  */
-const commands: { name: string; summary: string; load: () => Promise<Command> }[] = [
-  { name: 'validate', summary: 'check manifests offline (YAML or JSON files, directories, stdin)', load: async () => (await import('./commands/validate.js')).validateCommand },
-  { name: 'test', summary: 'run policy test suites (fleetgate-test.yaml)', load: async () => (await import('./commands/test.js')).testCommand },
-  { name: 'schema', summary: 'write the JSON Schema of every kind, for editors', load: async () => (await import('./commands/schema.js')).schemaCommand },
-  { name: 'certs', summary: 'create a CA and a serving certificate for the webhook', load: async () => (await import('./commands/certs.js')).certsCommand },
-  { name: 'serve', summary: 'run the HTTPS admission webhook', load: async () => (await import('./commands/serve.js')).serveCommand },
+const commands: { name: string; load: () => Promise<Command> }[] = [
+  { name: 'validate', load: async () => (await import('./commands/validate.js')).validateCommand },
+  { name: 'test', load: async () => (await import('./commands/test.js')).testCommand },
+  { name: 'schema', load: async () => (await import('./commands/schema.js')).schemaCommand },
+  { name: 'certs', load: async () => (await import('./commands/certs.js')).certsCommand },
+  { name: 'serve', load: async () => (await import('./commands/serve.js')).serveCommand },
 ];
 
 function version(): string {
@@ -23,12 +23,14 @@ function version(): string {
   return pkg.version;
 }
 
-function help(): string {
-  const width = Math.max(...commands.map((c) => c.name.length));
+/** The overview; it loads every command for its summary, which only help needs. */
+async function help(): Promise<string> {
+  const loaded = await Promise.all(commands.map((c) => c.load()));
+  const width = Math.max(...loaded.map((c) => c.name.length), '--version'.length);
   return `fleetgate: admission webhook, validation and policy tests for the multi-cluster control plane's resources
 
 Usage:
-${commands.map((c) => `  fleetgate ${c.name.padEnd(width)}  ${c.summary}`).join('\n')}
+${loaded.map((c) => `  fleetgate ${c.name.padEnd(width)}  ${c.summary}`).join('\n')}
   fleetgate ${'--version'.padEnd(width)}  print the version
 
 Run 'fleetgate <command> --help' for a command's flags and examples.
@@ -38,12 +40,12 @@ Run 'fleetgate <command> --help' for a command's flags and examples.
 export async function main(argv: string[], io: CliIO): Promise<number> {
   const [name, ...rest] = argv;
   if (name === undefined) {
-    io.stderr(help());
+    io.stderr(await help());
     return 2;
   }
   if (name === '--help' || name === '-h' || name === 'help') {
     const topic = commands.find((c) => c.name === rest[0]);
-    io.stdout(topic ? (await topic.load()).help : help());
+    io.stdout(topic ? (await topic.load()).help : await help());
     return 0;
   }
   if (name === '--version' || name === '-v' || name === 'version') {
@@ -52,7 +54,7 @@ export async function main(argv: string[], io: CliIO): Promise<number> {
   }
   const entry = commands.find((c) => c.name === name);
   if (!entry) {
-    io.stderr(`fleetgate: unknown command "${name}"\n\n${help()}`);
+    io.stderr(`fleetgate: unknown command "${name}"\n\n${await help()}`);
     return 2;
   }
   const command = await entry.load();
