@@ -1,0 +1,404 @@
+import { describe, expect, it } from 'vitest';
+import { mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { main, type CliIO } from '../../src/cli/main.js';
+
+const policies = fileURLToPath(new URL('../policies', import.meta.url));
+
+async function run(args: string[], io: Partial<CliIO> = {}) {
+  let stdout = '';
+  let stderr = '';
+  const code = await main(['test', ...args], {
+    stdout: (t) => (stdout += t),
+    stderr: (t) => (stderr += t),
+    stderrIsTTY: false,
+    ...io,
+  });
+  return { code, stdout, stderr };
+}
+
+/** A folder holding the given files (suite, objects, context). */
+function folder(files: Record<string, string>): string {
+  const dir = mkdtempSync(join(tmpdir(), 'fleetgate-test-'));
+  for (const [name, text] of Object.entries(files)) {
+    mkdirSync(join(dir, name, '..'), { recursive: true });
+    writeFileSync(join(dir, name), text);
+  }
+  return dir;
+}
+
+const member = `apiVersion: cluster.karmada.io/v1alpha1
+kind: Cluster
+metadata:
+  name: m1
+spec:
+  syncMode: Push
+  taints:
+    - key: maintenance
+      effect: NoExecute
+      timeAdded: 2026-11-01T10:00:00Z
+`;
+
+const passing = `cases:
+  - name: a valid cluster
+    object: member.yaml
+    expect: { allowed: true, warnings: [] }
+  - name: an unknown sync mode
+    object: member.yaml
+    patch: [{ op: replace, path: /spec/syncMode, value: Both }]
+    expect:
+      allowed: false
+      causes: [{ field: spec.syncMode, type: NotSupported, message: 'supported values: "Push", "Pull"' }]
+`;
+
+const failing = `cases:
+  - name: a valid cluster
+    object: member.yaml
+    expect: { allowed: true }
+  - name: a wrong expectation
+    object: member.yaml
+    patch: [{ op: replace, path: /spec/syncMode, value: Both }]
+    expect:
+      allowed: false
+      causes:
+        - { field: spec.syncMode, type: Required }
+`;
+
+const lastLine = (text: string) => text.trimEnd().split('\n').at(-1);
+
+/** A small well-formedness check: every tag closes in order, text has no raw markup characters. */
+function wellFormed(xml: string): boolean {
+  const body = xml.replace(/^<\?xml[^?]*\?>\s*/, '');
+  const stack: string[] = [];
+  for (const token of body.split(/(<[^>]*>)/)) {
+    if (token.startsWith('<')) {
+      const m = /^<(\/?)([A-Za-z][\w-]*)((?:\s+[\w-]+="[^"<&]*(?:&(?:amp|lt|gt|quot|apos);[^"<&]*)*")*)\s*(\/?)>$/.exec(token);
+      if (!m) return false;
+      if (m[1]) {
+        if (stack.pop() !== m[2]) return false;
+      } else if (!m[4]) stack.push(m[2]!);
+    } else if (/[<>]|&(?!(?:amp|lt|gt|quot|apos);)/.test(token)) {
+      return false;
+    }
+  }
+  return stack.length === 0;
+}
+
+describe('fleetgate test', () => {
+  it('runs a passing suite: exit 0, PASS lines and the summary as the last line', async () => {
+    const dir = folder({ 'fleetgate-test.yaml': passing, 'member.yaml': member });
+    const { code, stdout, stderr } = await run([dir]);
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
+    expect(stdout).toContain(join(dir, 'fleetgate-test.yaml'));
+    expect(stdout).toContain('PASS a valid cluster');
+    expect(stdout).toContain('PASS an unknown sync mode');
+    expect(stdout.endsWith('\n2 passed, 0 failed\n')).toBe(true);
+  });
+
+  it('reports a failing case with a diff of the causes and exits 1', async () => {
+    const dir = folder({ 'fleetgate-test.yaml': failing, 'member.yaml': member });
+    const { code, stdout } = await run([dir]);
+    expect(code).toBe(1);
+    expect(stdout).toContain('PASS a valid cluster');
+    expect(stdout).toContain('FAIL a wrong expectation');
+    expect(stdout).toContain(`at ${join(dir, 'fleetgate-test.yaml')}:5`);
+    expect(stdout).toContain('causes differ (- expected, + actual):');
+    expect(stdout).toContain('- spec.syncMode: FieldValueRequired');
+    expect(stdout).toContain('+ spec.syncMode: FieldValueNotSupported (Unsupported value: "Both"');
+    expect(lastLine(stdout)).toBe('1 passed, 1 failed');
+  });
+
+  it('fails on the verdict, warnings and defaults too', async () => {
+    const dir = folder({
+      'member.yaml': member,
+      'fleetgate-test.yaml': `cases:
+  - name: expected denied
+    object: member.yaml
+    expect: { allowed: false }
+  - name: expected allowed
+    object: member.yaml
+    patch: [{ op: remove, path: /spec/syncMode }]
+    expect: { allowed: true }
+  - name: a warning that is not given
+    object: member.yaml
+    expect: { warnings: [deprecated] }
+  - name: no warnings expected
+    object: member.yaml
+    patch: [{ op: add, path: /spec/flavour, value: large }]
+    expect: { allowed: true, warnings: [] }
+  - name: defaults
+    object: member.yaml
+    patch: [{ op: remove, path: /spec/taints/0/timeAdded }]
+    operation: UPDATE
+    oldObject: member.yaml
+    now: 2026-12-01T00:00:00Z
+    expect:
+      defaults: [{ op: add, path: /spec/taints/0/timeAdded, value: '2026-12-02T00:00:00Z' }]
+`,
+    });
+    const { code, stdout } = await run([dir]);
+    expect(code).toBe(1);
+    expect(stdout).toContain('expected denied, got allowed');
+    expect(stdout).toContain('expected allowed, got denied (- expected, + actual causes):\n      + spec.syncMode: FieldValueRequired');
+    expect(stdout).toContain('- "deprecated"');
+    expect(stdout).toContain('expected no warnings (+ actual):\n      + unknown field "spec.flavour"');
+    expect(stdout).toContain('- {"op":"add","path":"/spec/taints/0/timeAdded","value":"2026-12-02T00:00:00Z"}');
+    expect(stdout).toContain('+ {"op":"add","path":"/spec/taints/0/timeAdded","value":"2026-12-01T00:00:00Z"}');
+    expect(lastLine(stdout)).toBe('0 passed, 5 failed');
+  });
+
+  it('accepts any denial when no causes are listed, API cause type names, inline objects and context files', async () => {
+    const dir = folder({
+      'member.yaml': member,
+      'context/headless.yaml': 'apiVersion: v1\nkind: Service\nmetadata: { name: hook, namespace: system }\nspec: { clusterIP: None }\n',
+      'fleetgate-test.yaml': `cases:
+  - name: any denial
+    object: member.yaml
+    patch: [{ op: replace, path: /spec/syncMode, value: Both }]
+    expect: { allowed: false }
+  - name: the API type name
+    object: { apiVersion: cluster.karmada.io/v1alpha1, kind: Cluster, metadata: { name: m2 }, spec: {} }
+    expect:
+      allowed: false
+      causes: [{ field: spec.syncMode, type: FieldValueRequired }]
+  - name: a headless service from the context
+    object:
+      apiVersion: config.karmada.io/v1alpha1
+      kind: ResourceInterpreterWebhookConfiguration
+      metadata: { name: hooks }
+      webhooks:
+        - name: hook.example.com
+          clientConfig: { service: { namespace: system, name: hook } }
+          interpreterContextVersions: [v1alpha1]
+    context: context
+    expect:
+      allowed: false
+      causes: [{ field: 'webhooks[0].clientConfig.service', type: Invalid }]
+`,
+    });
+    const { code, stdout } = await run([dir]);
+    expect(stdout).not.toContain('FAIL');
+    expect(code).toBe(0);
+    expect(lastLine(stdout)).toBe('3 passed, 0 failed');
+  });
+
+  it('gives every case its own copy of a shared (anchored) object', async () => {
+    const dir = folder({
+      'fleetgate-test.yaml': `cases:
+  - name: a variant
+    object: &base { apiVersion: cluster.karmada.io/v1alpha1, kind: Cluster, metadata: { name: m1 }, spec: { syncMode: Push } }
+    patch: [{ op: replace, path: /spec/syncMode, value: Both }]
+    expect: { allowed: false }
+  - name: the base is unchanged
+    object: *base
+    expect: &ok { allowed: true }
+  - name: aliases work for expectations too
+    object: *base
+    expect: *ok
+`,
+    });
+    const { code, stdout } = await run([dir]);
+    expect(stdout).not.toContain('FAIL');
+    expect(code).toBe(0);
+  });
+
+  it('finds suites recursively, and takes a suite file named on the command line', async () => {
+    const dir = folder({
+      'a/fleetgate-test.yaml': passing,
+      'a/member.yaml': member,
+      'b/c/fleetgate-test.yaml': failing,
+      'b/c/member.yaml': member,
+      'other.yaml': failing,
+      'member.yaml': member,
+    });
+    const all = await run([dir]);
+    expect(all.code).toBe(1);
+    expect(lastLine(all.stdout)).toBe('3 passed, 1 failed');
+    const one = await run([join(dir, 'a')]);
+    expect(one.code).toBe(0);
+    const named = await run([join(dir, 'other.yaml')]);
+    expect(named.code).toBe(1);
+    expect(lastLine(named.stdout)).toBe('1 passed, 1 failed');
+  });
+
+  describe('exits 2 with file:line:column for a suite it cannot use, running nothing', () => {
+    it('unknown keys and missing fields', async () => {
+      const dir = folder({
+        'member.yaml': member,
+        'fleetgate-test.yaml': `cases:
+  - name: typo
+    object: member.yaml
+    expect: { allowed: true }
+    strcit: true
+  - object: member.yaml
+    expect: { allowed: true }
+  - name: no expectation
+    object: member.yaml
+`,
+      });
+      const file = join(dir, 'fleetgate-test.yaml');
+      const { code, stdout, stderr } = await run([dir]);
+      expect(code).toBe(2);
+      expect(stdout).toBe('');
+      expect(stderr).toContain(`${file}:5:5: case "typo": unknown key "strcit"`);
+      expect(stderr).toContain(`${file}:6:5: cases[1]: missing "name"`);
+      expect(stderr).toContain(`${file}:8:5: case "no expectation": missing "expect"`);
+      expect(stderr).toContain('3 problems in the test suites; no case was run');
+    });
+
+    it('a YAML syntax error', async () => {
+      const dir = folder({ 'fleetgate-test.yaml': 'cases:\n  - name: x\n    object: { kind: Cluster\n' });
+      const { code, stderr } = await run([dir]);
+      expect(code).toBe(2);
+      expect(stderr).toMatch(new RegExp(`^${join(dir, 'fleetgate-test.yaml').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:\\d+:\\d+: YAML syntax error`));
+    });
+
+    it('unknown cause types, misplaced causes and patches that do not apply', async () => {
+      const dir = folder({
+        'member.yaml': member,
+        'fleetgate-test.yaml': `cases:
+  - name: bad type
+    object: member.yaml
+    expect: { allowed: false, causes: [{ field: spec.syncMode, type: Missing }] }
+  - name: causes on an allowed case
+    object: member.yaml
+    expect: { allowed: true, causes: [{ field: spec.syncMode, type: Required }] }
+  - name: a patch that does not apply
+    object: member.yaml
+    patch:
+      - { op: remove, path: /spec/nothing }
+    expect: { allowed: true }
+  - name: UPDATE without the stored object
+    operation: UPDATE
+    object: member.yaml
+    expect: { allowed: true }
+`,
+      });
+      const file = join(dir, 'fleetgate-test.yaml');
+      const { code, stderr } = await run([dir]);
+      expect(code).toBe(2);
+      expect(stderr).toContain(`${file}:4:70: case "bad type": expect.causes[0].type must be one of Required, Invalid`);
+      expect(stderr).toContain(`${file}:7:38: case "causes on an allowed case": expect.causes: causes are only for allowed: false`);
+      expect(stderr).toContain(`${file}:11:9: case "a patch that does not apply": patch[0] (remove /spec/nothing) does not apply`);
+      expect(stderr).toContain(`${file}:13:5: case "UPDATE without the stored object": operation UPDATE needs "oldObject"`);
+    });
+
+    it('object and context files that cannot be read, or hold more than one object', async () => {
+      const dir = folder({
+        'two.yaml': `${member}---\n${member}`,
+        'broken.yaml': 'kind: [Cluster\n',
+        'fleetgate-test.yaml': `cases:
+  - name: missing
+    object: nope.yaml
+    expect: { allowed: true }
+  - name: two
+    object: two.yaml
+    expect: { allowed: true }
+  - name: broken
+    object: broken.yaml
+    expect: { allowed: true }
+  - name: context
+    object: two.yaml
+    context: [nowhere/]
+    expect: { allowed: true }
+`,
+      });
+      const file = join(dir, 'fleetgate-test.yaml');
+      const { code, stderr } = await run([dir]);
+      expect(code).toBe(2);
+      expect(stderr).toContain(`${file}:3:13: case "missing": object: cannot read ${join(dir, 'nope.yaml')}: no such file`);
+      expect(stderr).toContain(`${file}:6:13: case "two": object: ${join(dir, 'two.yaml')} holds 2 objects`);
+      expect(stderr).toMatch(new RegExp(`${join(dir, 'broken.yaml').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:\\d+:\\d+: YAML syntax error`));
+      expect(stderr).toContain(`${file}:13:14: case "context": context: cannot read ${join(dir, 'nowhere')}`);
+    });
+
+    it('no suite found, a missing folder, a bad flag', async () => {
+      const empty = folder({ 'member.yaml': member });
+      expect(await run([empty])).toMatchObject({ code: 2, stderr: `fleetgate test: no fleetgate-test.yaml found under ${empty}\n` });
+      expect(await run([join(empty, 'missing')])).toMatchObject({ code: 2 });
+      expect((await run([join(empty, 'missing')])).stderr).toContain(`${join(empty, 'missing')}: no such file or directory`);
+      expect(await run(['--output', 'xml', empty])).toMatchObject({ code: 2, stderr: expect.stringContaining('--output must be text, json or junit') });
+      expect(await run(['--frob'])).toMatchObject({ code: 2 });
+    });
+  });
+
+  it('--output junit: well-formed JUnit XML, one testsuite per suite file, failures with the diff', async () => {
+    const dir = folder({ 'a/fleetgate-test.yaml': passing, 'a/member.yaml': member, 'b/fleetgate-test.yaml': failing, 'b/member.yaml': member });
+    const { code, stdout } = await run(['--output', 'junit', dir]);
+    expect(code).toBe(1);
+    expect(wellFormed(stdout)).toBe(true);
+    expect(stdout).toMatch(/<testsuites name="fleetgate test" tests="4" failures="1" skipped="0">/);
+    expect(stdout).toContain(`<testsuite name="${join(dir, 'a', 'fleetgate-test.yaml')}" tests="2" failures="0" skipped="0">`);
+    expect(stdout).toContain(`<testsuite name="${join(dir, 'b', 'fleetgate-test.yaml')}" tests="2" failures="1" skipped="0">`);
+    expect(stdout.match(/<testcase /g)).toHaveLength(4);
+    expect(stdout.match(/<failure /g)).toHaveLength(1);
+    expect(stdout).toContain('<failure message="causes differ (- expected, + actual)">');
+    expect(stdout).toContain('- spec.syncMode: FieldValueRequired');
+    expect(stdout).toContain('+ spec.syncMode: FieldValueNotSupported (Unsupported value: &quot;Both&quot;');
+    expect(wellFormed('<a><b></a></b>')).toBe(false);
+  });
+
+  it('--output json: counts, and for failures the diff and what fleetgate answered', async () => {
+    const dir = folder({ 'fleetgate-test.yaml': failing, 'member.yaml': member });
+    const { code, stdout } = await run(['-o', 'json', dir]);
+    expect(code).toBe(1);
+    const report = JSON.parse(stdout);
+    expect(report).toMatchObject({ passed: 1, failed: 1 });
+    expect(report.suites).toHaveLength(1);
+    const [ok, bad] = report.suites[0].cases;
+    expect(ok).toMatchObject({ name: 'a valid cluster', line: 2, passed: true });
+    expect(ok.failures).toBeUndefined();
+    expect(bad).toMatchObject({
+      name: 'a wrong expectation',
+      line: 5,
+      passed: false,
+      failures: [{ message: 'causes differ (- expected, + actual)', diff: ['- spec.syncMode: FieldValueRequired', expect.stringMatching(/^\+ spec.syncMode: FieldValueNotSupported/)] }],
+      actual: { allowed: false, causes: [{ field: 'spec.syncMode', type: 'FieldValueNotSupported' }], warnings: [] },
+    });
+  });
+
+  it('writes no progress for a short run, even on a terminal', async () => {
+    const dir = folder({ 'fleetgate-test.yaml': passing, 'member.yaml': member });
+    const { code, stderr } = await run([dir], { stderrIsTTY: true });
+    expect(code).toBe(0);
+    expect(stderr).toBe('');
+  });
+
+  it('has help with examples', async () => {
+    const { code, stdout } = await run(['--help']);
+    expect(code).toBe(0);
+    expect(stdout).toContain('Usage: fleetgate test');
+    expect(stdout).toContain('Examples:');
+    expect(stdout).toContain('fleetgate test -o junit');
+  });
+
+  it("passes the project's own suite under test/policies, which covers all 13 kinds", async () => {
+    const { code, stdout, stderr } = await run([policies]);
+    expect(stderr).toBe('');
+    expect(stdout).not.toContain('FAIL');
+    expect(code).toBe(0);
+    const kinds = readdirSync(policies, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name);
+    expect(kinds.sort()).toEqual(
+      [
+        'cluster',
+        'clusterresourcebinding',
+        'clustertaintpolicy',
+        'cronfederatedhpa',
+        'federatedresourcequota',
+        'multiclusteringress',
+        'multiclusterservice',
+        'remedy',
+        'resourceinterpretercustomization',
+        'resourceinterpreterwebhookconfiguration',
+        'resourceregistry',
+        'work',
+        'workloadrebalancer',
+      ],
+    );
+    for (const kind of kinds) expect(stdout).toContain(join(policies, kind, 'fleetgate-test.yaml'));
+    expect(lastLine(stdout)).toMatch(/^\d+ passed, 0 failed$/);
+  });
+});
