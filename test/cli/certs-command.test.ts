@@ -6,15 +6,9 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect, type ConnectionOptions } from 'node:tls';
-import { main, type CliIO } from '../../src/cli/main.js';
+import { runCli } from './run-cli.js';
 
-async function run(argv: string[]) {
-  let stdout = '';
-  let stderr = '';
-  const io: CliIO = { stdout: (t) => void (stdout += t), stderr: (t) => void (stderr += t) };
-  const code = await main(argv, io);
-  return { code, stdout, stderr };
-}
+const run = (argv: string[]) => runCli(argv);
 
 const tempDir = () => mkdtempSync(join(tmpdir(), 'fleetgate-certs-'));
 const files = (dir: string) => ({ ca: join(dir, 'ca.crt'), cert: join(dir, 'tls.crt'), key: join(dir, 'tls.key') });

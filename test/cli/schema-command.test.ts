@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
-import { main, type CliIO } from '../../src/cli/main.js';
+import { runCli } from './run-cli.js';
 import { ruleModules } from '../../rules/index.js';
 import { validate } from '../../src/validate.js';
 import { examples } from '../fixtures/index.js';
@@ -16,13 +16,7 @@ const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormat
 
 type Json = Record<string, any>;
 
-async function run(argv: string[]) {
-  let stdout = '';
-  let stderr = '';
-  const io: CliIO = { stdout: (t) => void (stdout += t), stderr: (t) => void (stderr += t) };
-  const code = await main(argv, io);
-  return { code, stdout, stderr };
-}
+const run = (argv: string[]) => runCli(argv);
 
 const tempDir = (prefix: string) => mkdtempSync(join(tmpdir(), prefix));
 const readJson = (path: string): Json => JSON.parse(readFileSync(path, 'utf8'));
@@ -60,8 +54,6 @@ function broken(example: Json, schema: Json): Json {
   else copy.spec = 'not an object';
   return copy;
 }
-
-const schemaOf = (kind: string) => ruleModules.find((r) => r.kind === kind)!;
 
 describe('fleetgate schema', () => {
   it('writes one schema per kind plus index.json and all.json, each a valid draft-07 schema', async () => {

@@ -3,21 +3,12 @@ import { mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { main, type CliIO } from '../../src/cli/main.js';
+import type { CliIO } from '../../src/cli/main.js';
+import { runCli } from './run-cli.js';
 
 const policies = fileURLToPath(new URL('../policies', import.meta.url));
 
-async function run(args: string[], io: Partial<CliIO> = {}) {
-  let stdout = '';
-  let stderr = '';
-  const code = await main(['test', ...args], {
-    stdout: (t) => (stdout += t),
-    stderr: (t) => (stderr += t),
-    stderrIsTTY: false,
-    ...io,
-  });
-  return { code, stdout, stderr };
-}
+const run = (args: string[], io: Partial<CliIO> = {}) => runCli(['test', ...args], io);
 
 /** A folder holding the given files (suite, objects, context). */
 function folder(files: Record<string, string>): string {

@@ -3,16 +3,11 @@ import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
-import { main } from '../../src/cli/main.js';
+import { runCli } from './run-cli.js';
 import { examples } from '../fixtures/index.js';
 import { stringify } from 'yaml';
 
-async function cli(argv: string[], stdin = '') {
-  let stdout = '';
-  let stderr = '';
-  const code = await main(argv, { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t), stdin: () => stdin });
-  return { code, stdout, stderr };
-}
+const cli = (argv: string[], stdin = '') => runCli(argv, { stdin: () => stdin });
 
 const cluster = examples.find((e) => e.kind === 'Cluster')!;
 const badCluster = { apiVersion: 'cluster.karmada.io/v1alpha1', kind: 'Cluster', metadata: { name: 'm1' }, spec: { syncMode: 'Push', taints: [{ key: 'dedicated', effect: 'Foo' }] } };
