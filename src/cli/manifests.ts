@@ -38,6 +38,27 @@ export interface ReadResult {
 }
 
 const MANIFEST_FILE = /\.(ya?ml|json)$/i;
+
+/**
+ * YAML aliases let a few lines stand for an exponentially large document ("billion laughs").
+ * js-yaml shares aliased nodes instead of copying them, so parsing is cheap, but anything
+ * that walks or prints the object would expand them. Like go-yaml's excessive-aliasing
+ * check, a document is refused when it expands to more nodes than any real manifest has.
+ */
+export const MAX_EXPANDED_NODES = 1_000_000;
+
+/** Whether walking `value` visits more than `limit` nodes; stops as soon as it does. */
+function expandsBeyond(value: unknown, limit: number): boolean {
+  let count = 0;
+  const stack: unknown[] = [value];
+  while (stack.length) {
+    const node = stack.pop();
+    if (++count > limit) return true;
+    if (Array.isArray(node)) for (const item of node) stack.push(item);
+    else if (typeof node === 'object' && node !== null) for (const key in node) stack.push((node as Record<string, unknown>)[key]);
+  }
+  return false;
+}
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Files named by `paths` (directories expanded, sorted for stable output). */
@@ -143,6 +164,10 @@ export function parseManifests(text: string, file: string): { manifests: Manifes
     }
     if (value === null || value === undefined) continue;
     const start = contentLine(chunk);
+    if (expandsBeyond(value, MAX_EXPANDED_NODES)) {
+      problems.push({ file, line: start, message: `document expands to more than ${MAX_EXPANDED_NODES.toLocaleString('en-US')} values through YAML aliases; refusing it` });
+      continue;
+    }
     if (!isRecord(value)) {
       problems.push({ file, line: start, message: 'document is not an object' });
       continue;

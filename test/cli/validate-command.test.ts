@@ -135,6 +135,21 @@ describe('fleetgate validate', () => {
     expect(Number(xml.testsuites.skipped)).toBe(1);
   });
 
+  it('refuses a document that YAML aliases expand beyond any real manifest, quickly', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'fleetgate-aliases-'));
+    let bomb = 'x0: &a0 [x, x, x, x, x, x, x, x, x]\n';
+    for (let i = 1; i < 10; i++) bomb += `x${i}: &a${i} [${Array(9).fill(`*a${i - 1}`).join(', ')}]\n`;
+    bomb += 'apiVersion: cluster.karmada.io/v1alpha1\nkind: Cluster\nmetadata: {name: m1}\nspec: {syncMode: Push, id: *a9}\n';
+    writeFileSync(join(dir, 'bomb.yaml'), bomb);
+    for (const output of ['text', 'json']) {
+      const began = Date.now();
+      const { code, stdout } = await cli(['validate', '--output', output, dir]);
+      expect(code).toBe(2);
+      expect(stdout).toContain('expands to more than 1,000,000 values through YAML aliases');
+      expect(Date.now() - began).toBeLessThan(5000);
+    }
+  });
+
   it('has help with examples', async () => {
     const { code, stdout } = await cli(['validate', '--help']);
     expect(code).toBe(0);
