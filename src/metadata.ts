@@ -5,10 +5,10 @@
 import { child, forbidden, index, invalid, key, required, tooLong } from './field.js';
 import { dns1123Label, dns1123Subdomain, qualifiedName, labelValue } from './checks/names.js';
 import type { KindRules, RuleContext } from './rule.js';
+import { isRecord } from './is.js';
 
 const TOTAL_ANNOTATION_SIZE_LIMIT = 256 * 1024;
 
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 export function checkMetadata(rules: KindRules, metadata: unknown, ctx: RuleContext): void {
   const path = 'metadata';

@@ -8,6 +8,7 @@ import { checkSchema, unknownFieldCause } from './schema.js';
 import { checkMetadata, checkMetadataUpdate } from './metadata.js';
 import { DEFAULT_GROUP_DOMAIN, apiVersion, rulesFor, supportedKinds } from '../rules/index.js';
 import type { KindRules, Lookups, MaybePromise, Operation, RuleContext, RuleOptions } from './rule.js';
+import { isRecord } from './is.js';
 
 export interface ValidateOptions extends RuleOptions {
   operation?: Operation;
@@ -29,7 +30,6 @@ export interface ValidationResult {
   warnings: string[];
 }
 
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
  * Validates one object of a served kind. Returns synchronously unless a lookup

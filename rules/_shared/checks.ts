@@ -6,10 +6,10 @@
 import { child, duplicate, index, invalid, key, required, forbidden, type Cause } from '../../src/field.js';
 import { labelValue, qualifiedName } from '../../src/checks/names.js';
 import type { RuleContext } from '../../src/rule.js';
+import { isRecord } from '../../src/is.js';
 
-export { child, index, key };
+export { child, index, key, isRecord };
 
-export const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 /** The value if it is an array, otherwise an empty one. */
 export const list = <T = unknown>(v: unknown): T[] => (Array.isArray(v) ? (v as T[]) : []);
 /** The value if it is a plain object, otherwise an empty one. */

@@ -9,6 +9,7 @@ import { DEFAULT_GROUP_DOMAIN, apiGroup, rulesFor, supportedKinds } from '../../
 import { ContextUnavailableError, type KindRules, type Lookups, type MaybePromise, type Operation, type RuleOptions } from '../rule.js';
 import { allowed, errored, invalid, patched } from './response.js';
 import type { AdmissionRequest, AdmissionResponse, AdmissionReview } from './types.js';
+import { isRecord } from '../is.js';
 
 export type { AdmissionRequest, AdmissionResponse, AdmissionReview } from './types.js';
 
@@ -25,7 +26,6 @@ export interface ReviewOptions extends RuleOptions {
 const REVIEW_VERSIONS = new Set(['admission.k8s.io/v1', 'admission.k8s.io/v1beta1']);
 const OPERATIONS = new Set<Operation>(['CREATE', 'UPDATE', 'DELETE', 'CONNECT']);
 
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 export function review(input: unknown, options: ReviewOptions): MaybePromise<AdmissionReview> {
   const apiVersion = isRecord(input) && typeof input.apiVersion === 'string' && REVIEW_VERSIONS.has(input.apiVersion) ? input.apiVersion : 'admission.k8s.io/v1';

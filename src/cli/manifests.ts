@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import jsyaml from 'js-yaml';
 import { LineCounter, isCollection, parseDocument, type Node as YamlNode } from 'yaml';
 import { KUBECTL_JSYAML_SCHEMA, KUBECTL_YAML } from '../yaml.js';
+import { isRecord } from '../is.js';
 
 export interface Manifest {
   object: Record<string, unknown>;
@@ -59,7 +60,6 @@ function expandsBeyond(value: unknown, limit: number): boolean {
   }
   return false;
 }
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Files named by `paths` (directories expanded, sorted for stable output). */
 export function expandPaths(paths: readonly string[], problems: ReadProblem[]): string[] {

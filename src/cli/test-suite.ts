@@ -12,6 +12,7 @@ import type { CauseType, Lookups } from '../index.js';
 import { readObjects, staticLookups } from '../server/context.js';
 import { parseManifests, type ReadProblem } from './manifests.js';
 import { KUBECTL_YAML } from '../yaml.js';
+import { isRecord } from '../is.js';
 
 export const SUITE_FILE_NAMES = ['fleetgate-test.yaml', 'fleetgate-test.yml'];
 
@@ -117,7 +118,6 @@ const CASE_KEYS = ['name', 'object', 'patch', 'operation', 'oldObject', 'subReso
 const EXPECT_KEYS = ['allowed', 'causes', 'warnings', 'defaults'];
 const CAUSE_KEYS = ['field', 'type', 'message'];
 
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const list = (keys: readonly string[]) => keys.join(', ');
 
 /**

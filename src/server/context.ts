@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { KUBECTL_YAML } from '../yaml.js';
 import type { Lookups, Service } from '../rule.js';
+import { isRecord } from '../is.js';
 
 const MANIFEST = /\.(ya?ml|json)$/i;
 
@@ -22,7 +23,6 @@ function manifestFiles(path: string): string[] {
     });
 }
 
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Objects of every document in the files, with `List`s unpacked. Throws with file and line on a syntax error. */
 export function readObjects(paths: readonly string[]): Record<string, unknown>[] {
