@@ -4,32 +4,34 @@ import { main } from './main.js';
 import type { RunningServer } from '../server/serve.js';
 
 const SHUTDOWN_GRACE_MS = 30_000;
+const argv = process.argv.slice(2);
 
-// Handlers go in before anything starts, so a signal during start-up is not the default kill.
+// Only the server drains on a signal. Every other command keeps Node's default, so a
+// cancelled `validate` in CI ends by its signal and never looks like a pass.
 let running: RunningServer | undefined;
-let stopping = false;
-const stop = (signal: string) => {
-  if (stopping) return;
-  stopping = true;
-  if (!running) process.exit(0);
-  process.stderr.write(`${signal}: draining in-flight reviews\n`);
-  setTimeout(() => process.exit(1), SHUTDOWN_GRACE_MS).unref();
-  void running.close().then(() => process.exit(0));
-};
-process.once('SIGTERM', () => stop('SIGTERM'));
-process.once('SIGINT', () => stop('SIGINT'));
+if (argv[0] === 'serve') {
+  // Installed before the server starts, so a signal during start-up is handled too.
+  let draining = false;
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    process.once(signal, () => {
+      // once() has removed this listener: re-raising gets Node's default action.
+      if (!running) return void process.kill(process.pid, signal);
+      if (draining) return;
+      draining = true;
+      process.stderr.write(`${signal}: draining in-flight reviews\n`);
+      setTimeout(() => process.exit(1), SHUTDOWN_GRACE_MS).unref();
+      void running.close().then(() => process.exit(0));
+    });
+  }
+}
 
-const code = await main(process.argv.slice(2), {
+const code = await main(argv, {
   stdout: (t) => process.stdout.write(t),
   stderr: (t) => process.stderr.write(t),
   stdin: () => readFileSync(0, 'utf8'),
   stderrIsTTY: process.stderr.isTTY === true,
   onServe: (server) => {
     running = server;
-    if (stopping) {
-      stopping = false;
-      stop('SIGTERM');
-    }
   },
 });
 if (code !== 0 || !running) process.exit(code);

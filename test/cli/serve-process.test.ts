@@ -73,5 +73,16 @@ describe.skipIf(!built)('fleetgate serve as a process (runs dist/, which npm tes
     expect(await server.exited).toBe(0);
     expect(server.log()).toContain('SIGTERM');
   });
-});
 
+  it('a signal ends any other command by that signal, never with exit 0', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'fleetgate-signal-'));
+    const many = join(dir, 'many.yaml');
+    const doc = 'apiVersion: cluster.karmada.io/v1alpha1\nkind: Cluster\nmetadata:\n  name: m\nspec:\n  syncMode: Foo\n---\n';
+    (await import('node:fs')).writeFileSync(many, doc.repeat(50_000));
+    const child = spawn(process.execPath, [bin, 'validate', many], { stdio: 'ignore' });
+    setTimeout(() => child.kill('SIGINT'), 500);
+    const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((done) => child.on('exit', (c, s) => done([c, s])));
+    expect(code).not.toBe(0);
+    expect(signal).toBe('SIGINT');
+  });
+});
