@@ -9,8 +9,8 @@ import { dirname, isAbsolute, join } from 'node:path';
 import { LineCounter, isAlias, isMap, isScalar, isSeq, parseDocument, type Document, type Node, type Pair, type YAMLMap } from 'yaml';
 import { applyPatch, type Operation as PatchOperation } from 'rfc6902';
 import type { CauseType, Lookups } from '../index.js';
-import { readObjects, staticLookups } from '../server/context.js';
-import { parseManifests, type ReadProblem } from './manifests.js';
+import { staticLookups } from '../server/context.js';
+import { parseManifests, problemPosition, readObjects, type ReadProblem } from '../manifests.js';
 import { KUBECTL_YAML } from '../yaml.js';
 import { isRecord } from '../is.js';
 
@@ -61,7 +61,7 @@ export interface Suite {
 
 /** `file:line:column: message`, the way every problem is printed. */
 export function formatProblem(p: ReadProblem): string {
-  return `${p.file}${p.line ? `:${p.line}${p.column ? `:${p.column}` : ''}` : ''}: ${p.message}`;
+  return `${problemPosition(p)}: ${p.message}`;
 }
 
 /** Suite files under `paths`: directories are searched recursively (skipping dot folders and node_modules); files are taken as suites. */
@@ -171,13 +171,9 @@ export class SuiteLoader {
   context(paths: readonly string[], report: (message: string) => void): Lookups | undefined {
     const key = JSON.stringify(paths);
     if (this.contexts.has(key)) return this.contexts.get(key);
-    let lookups: Lookups | undefined;
-    try {
-      lookups = staticLookups(readObjects(paths));
-    } catch (err) {
-      const e = err as NodeJS.ErrnoException;
-      report(e.code === 'ENOENT' ? `cannot read ${e.path ?? paths.join(', ')}: no such file or directory` : `cannot read context: ${e.message}`);
-    }
+    const { objects, problems } = readObjects(paths);
+    for (const p of problems) report(`cannot read ${formatProblem(p)}`);
+    const lookups = problems.length ? undefined : staticLookups(objects);
     this.contexts.set(key, lookups);
     return lookups;
   }

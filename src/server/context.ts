@@ -3,48 +3,9 @@
  * once from YAML or JSON files (multi-document, `List` objects unpacked), for
  * air-gapped installations and tests.
  */
-import { readFileSync, readdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
-import { parseAllDocuments } from 'yaml';
-import { KUBECTL_YAML } from '../yaml.js';
-import type { Lookups, Service } from '../rule.js';
+import { problemPosition, readObjects } from '../manifests.js';
 import { isRecord } from '../is.js';
-
-const MANIFEST = /\.(ya?ml|json)$/i;
-
-function manifestFiles(path: string): string[] {
-  if (!statSync(path).isDirectory()) return [path];
-  return readdirSync(path, { withFileTypes: true })
-    .sort((a, b) => a.name.localeCompare(b.name))
-    .flatMap((entry) => {
-      const full = join(path, entry.name);
-      if (entry.isDirectory()) return manifestFiles(full);
-      return MANIFEST.test(entry.name) ? [full] : [];
-    });
-}
-
-
-/** Objects of every document in the files, with `List`s unpacked. Throws with file and line on a syntax error. */
-export function readObjects(paths: readonly string[]): Record<string, unknown>[] {
-  const objects: Record<string, unknown>[] = [];
-  for (const file of paths.flatMap(manifestFiles)) {
-    for (const doc of parseAllDocuments(readFileSync(file, 'utf8'), KUBECTL_YAML)) {
-      if (doc.errors.length) {
-        const e = doc.errors[0]!;
-        const line = e.linePos?.[0];
-        throw new Error(`${file}${line ? `:${line.line}:${line.col}` : ''}: ${e.message.split('\n')[0]}`);
-      }
-      const value = doc.toJS({ maxAliasCount: 100 });
-      if (!isRecord(value)) continue;
-      if (typeof value.kind === 'string' && value.kind.endsWith('List') && Array.isArray(value.items)) {
-        objects.push(...value.items.filter(isRecord));
-      } else {
-        objects.push(value);
-      }
-    }
-  }
-  return objects;
-}
+import type { Lookups, Service } from '../rule.js';
 
 /** Lookups answered from a fixed set of objects. */
 export function staticLookups(objects: readonly Record<string, unknown>[]): Lookups {
@@ -61,6 +22,9 @@ export function staticLookups(objects: readonly Record<string, unknown>[]): Look
   };
 }
 
+/** Lookups from files; throws on the first file that cannot be read, naming its position. */
 export function loadContext(paths: readonly string[]): Lookups {
-  return staticLookups(readObjects(paths));
+  const { objects, problems } = readObjects(paths);
+  if (problems.length) throw new Error(`${problemPosition(problems[0]!)}: ${problems[0]!.message}`);
+  return staticLookups(objects);
 }

@@ -4,9 +4,9 @@ import { validate, type ValidationResult } from '../../validate.js';
 import { applyDefaults } from '../../defaults.js';
 import { formatCause } from '../../field.js';
 import { rulesFor, DEFAULT_GROUP_DOMAIN, apiGroup } from '../../../rules/index.js';
-import { readObjects, staticLookups } from '../../server/context.js';
+import { staticLookups } from '../../server/context.js';
 import type { Lookups, Operation } from '../../rule.js';
-import { readManifests, type Manifest, type ReadProblem } from '../manifests.js';
+import { problemPosition, readManifests, readObjects, type Manifest, type ReadProblem } from '../../manifests.js';
 import { junitXml, type JUnitSuite } from '../junit.js';
 import type { CliIO, Command } from '../io.js';
 
@@ -108,11 +108,9 @@ async function run(args: string[], io: CliIO): Promise<number> {
   }
   let lookups: Lookups | undefined;
   if (values.context?.length) {
-    try {
-      lookups = staticLookups(readObjects(values.context));
-    } catch (err) {
-      problems.push({ file: values.context.join(', '), message: (err as Error).message });
-    }
+    const context = readObjects(values.context);
+    problems.push(...context.problems);
+    lookups = staticLookups(context.objects);
   }
 
   const started = Date.now();
@@ -170,13 +168,12 @@ async function run(args: string[], io: CliIO): Promise<number> {
 }
 
 const where = (c: { manifest: Manifest }) => `${c.manifest.file}:${c.manifest.line}`;
-const problemWhere = (p: ReadProblem) => `${p.file}${p.line ? `:${p.line}${p.column ? `:${p.column}` : ''}` : ''}`;
 /** `Cluster "m1"`, or `MultiClusterService "default/web"` so a namespaced object can be found. */
 const displayName = (c: Checked) => `${c.kind} "${c.namespace ? `${c.namespace}/` : ''}${c.name}"`;
 
 function textReport(checked: Checked[], problems: ReadProblem[], summary: Record<string, number>, strict: boolean, quiet: boolean): string {
   const lines: string[] = [];
-  for (const p of problems) lines.push(`${problemWhere(p)}: error: ${p.message}`);
+  for (const p of problems) lines.push(`${problemPosition(p)}: error: ${p.message}`);
   for (const c of checked) {
     if (!c.result) {
       if (strict) lines.push(`${where(c)}: ${displayName(c)}: kind ${c.kind} is not served by fleetgate`);
@@ -221,7 +218,7 @@ function junitSuites(checked: Checked[], problems: ReadProblem[], strict: boolea
     return s;
   };
   for (const p of problems) {
-    suite(p.file).cases.push({ name: `read ${problemWhere(p)}`, classname: 'fleetgate.read', failure: { message: p.message, details: `${problemWhere(p)}: ${p.message}` } });
+    suite(p.file).cases.push({ name: `read ${problemPosition(p)}`, classname: 'fleetgate.read', failure: { message: p.message, details: `${problemPosition(p)}: ${p.message}` } });
   }
   for (const c of checked) {
     const name = `${displayName(c)} (${where(c)})`;

@@ -13,8 +13,8 @@ import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import jsyaml from 'js-yaml';
 import { LineCounter, isCollection, parseDocument, type Node as YamlNode } from 'yaml';
-import { KUBECTL_JSYAML_SCHEMA, KUBECTL_YAML } from '../yaml.js';
-import { isRecord } from '../is.js';
+import { KUBECTL_JSYAML_SCHEMA, KUBECTL_YAML } from './yaml.js';
+import { isRecord } from './is.js';
 
 export interface Manifest {
   object: Record<string, unknown>;
@@ -103,10 +103,10 @@ function locate(node: YamlNode | null, lineCounter: LineCounter, segments: (stri
     if (!isCollection(current)) break;
     const next = current.get(segment, true) as YamlNode | undefined;
     if (!next?.range) break;
-    // A key's line is where the user reads the field; a scalar value shares it.
-    const pair = (current.items as { key?: { value?: unknown; range?: [number] } }[]).find((item, i) =>
-      typeof segment === 'number' ? i === segment : item.key?.value === segment,
-    );
+    // A key's line is where the user reads the field; a scalar value shares it. Sequence
+    // items have no key: the item itself is the place.
+    const pair =
+      typeof segment === 'number' ? undefined : (current.items as { key?: { value?: unknown; range?: [number] } }[]).find((item) => item.key?.value === segment);
     line = lineCounter.linePos((pair?.key?.range ?? next.range)[0]).line;
     current = next;
   }
@@ -190,9 +190,20 @@ export function parseManifests(text: string, file: string): { manifests: Manifes
 
     if (typeof value.kind === 'string' && value.kind.endsWith('List') && Array.isArray(value.items)) {
       value.items.forEach((item, i) => {
-        const itemLine = lineIn(['items', i], '', start);
-        if (isRecord(item)) manifests.push({ object: item, file, line: itemLine, lineOf: (field) => lineIn(['items', i], field, itemLine) });
-        else problems.push({ file, line: itemLine, message: `items[${i}] is not an object` });
+        const prefix = ['items', i];
+        if (!isRecord(item)) {
+          problems.push({ file, line: lineIn(prefix, '', start), message: `items[${i}] is not an object` });
+          return;
+        }
+        // An item's line, like a field's, is looked up only if something reports it.
+        manifests.push({
+          object: item,
+          file,
+          get line() {
+            return lineIn(prefix, '', start);
+          },
+          lineOf: (field) => lineIn(prefix, field, start),
+        });
       });
     } else {
       manifests.push({ object: value, file, line: start, lineOf: (field) => lineIn([], field, start) });
@@ -220,3 +231,12 @@ export function readManifests(paths: readonly string[], stdin: () => string = ()
   }
   return { manifests, problems, files: files.length };
 }
+
+/** Every object in `paths` (files or directories), for lookups; problems are returned, not thrown. */
+export function readObjects(paths: readonly string[]): { objects: Record<string, unknown>[]; problems: ReadProblem[] } {
+  const { manifests, problems } = readManifests(paths, () => '');
+  return { objects: manifests.map((m) => m.object), problems };
+}
+
+/** `file:line:column` of a problem, as much of it as is known. */
+export const problemPosition = (p: ReadProblem): string => `${p.file}${p.line ? `:${p.line}${p.column ? `:${p.column}` : ''}` : ''}`;
