@@ -87,8 +87,11 @@ export function validate(object: unknown, options: ValidateOptions = {}): MaybeP
   return pending instanceof Promise ? pending.then(() => finish(ctx)) : finish(ctx);
 }
 
-const inStatusWrite = (field: string): boolean =>
-  field === 'status' || field.startsWith('status.') || field.startsWith('status[') || field.startsWith('metadata') || field === 'apiVersion' || field === 'kind';
+/** Fields a status write may change: status and metadata (a field named `metadataFoo` is neither). */
+const inStatusWrite = (field: string): boolean => {
+  const section = field.split(/[.[]/, 1)[0];
+  return section === 'status' || section === 'metadata' || field === 'apiVersion' || field === 'kind';
+};
 
 /**
  * The kind's own rules. They read defensively, but if the schema pass already

@@ -32,7 +32,8 @@ export function checkUnique<T>(
   items.forEach((item, i) => {
     const k = keyOf(item);
     if (k === undefined || k === null || k === '') return;
-    const id = typeof k === 'string' ? k : JSON.stringify(k);
+    // Strings and other values get distinct keys, so the string '1' and the number 1 differ.
+    const id = typeof k === 'string' ? `s${k}` : `j${JSON.stringify(k)}`;
     if (seen.has(id)) ctx.causes.push(report(item, i, id));
     else seen.add(id);
   });

@@ -173,3 +173,17 @@ describe('review() details', () => {
     expect(out.response?.allowed).toBe(true);
   });
 });
+
+describe('engine details', () => {
+  it('keeps only status and metadata causes on a status write, whatever a field is called', async () => {
+    const { validate } = await import('../../src/index.js');
+    const result = validate({ ...cluster, metadataFoo: 1, statusBar: 2, status: { conditions: [] } }, { operation: 'UPDATE', subResource: 'status', oldObject: cluster });
+    expect(result.warnings).toEqual([]);
+  });
+
+  it('does not take the string "1" and the number 1 for duplicates', async () => {
+    const { validate } = await import('../../src/index.js');
+    const remedy = { apiVersion: 'remedy.karmada.io/v1alpha1', kind: 'Remedy', metadata: { name: 'r' }, spec: { actions: ['1', 1] } };
+    expect(validate(remedy).causes.map((c) => c.type)).toEqual(['FieldValueInvalid']);
+  });
+});
