@@ -14,6 +14,7 @@ import { createMetrics } from './metrics.js';
 import { loadContext } from './context.js';
 import { kubeLookups, type KubeLookups } from './kube.js';
 import { ensureDevCerts } from '../../certs/tinyca.js';
+import { DEFAULT_GROUP_DOMAIN } from '../../rules/index.js';
 
 export interface ServeOptions extends Omit<AppOptions, 'metrics' | 'logger'> {
   port?: number;
@@ -93,21 +94,25 @@ const listen = (server: HttpServer | HttpsServer, port: number, host: string) =>
 export async function serve(options: ServeOptions = {}): Promise<RunningServer> {
   const log = options.logger ?? pino({ level: 'info' });
   const host = options.bindAddress ?? '0.0.0.0';
-  const files = tlsFiles(options, log);
-  const metrics = createMetrics({ processMetrics: true });
+  const groupDomain = options.groupDomain ?? DEFAULT_GROUP_DOMAIN;
+  // Everything that can fail on bad input is checked before anything starts or is written.
   const sources = [options.lookups, options.contextPaths?.length, options.kubeconfig, options.inCluster].filter(Boolean).length;
   if (sources > 1) throw new Error('choose one source of lookups: --context, --kubeconfig or --in-cluster');
+  const files = tlsFiles(options, log);
+  const initialTls = secureContext(files, options.clientCaFile);
+  const staticLookups = options.contextPaths?.length ? loadContext(options.contextPaths) : undefined;
+  if (staticLookups) log.info({ paths: options.contextPaths }, 'context lookups answered from files');
+  const metrics = createMetrics({ processMetrics: true });
   let kube: KubeLookups | undefined;
   if (options.kubeconfig || options.inCluster) {
-    kube = await kubeLookups({ kubeconfig: options.kubeconfig, groupDomain: options.groupDomain ?? 'karmada.io', logger: log });
+    kube = await kubeLookups({ kubeconfig: options.kubeconfig, groupDomain, logger: log });
     log.info({ kubeconfig: options.kubeconfig ?? 'in-cluster' }, 'context lookups answered by the control plane (watch-backed caches)');
   }
-  const lookups = options.lookups ?? kube?.lookups ?? (options.contextPaths?.length ? loadContext(options.contextPaths) : undefined);
-  if (options.contextPaths?.length) log.info({ paths: options.contextPaths }, 'context lookups answered from files');
+  const lookups = options.lookups ?? kube?.lookups ?? staticLookups;
 
   const server = createHttpsServer(
     {
-      ...secureContext(files, options.clientCaFile),
+      ...initialTls,
       minVersion: options.tlsMinVersion ?? 'TLSv1.2',
       ...(options.clientCaFile ? { requestCert: true, rejectUnauthorized: true } : {}),
     },
@@ -149,10 +154,16 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
   const probes = createHttpServer((req, res) => {
     const path = (req.url ?? '').split('?')[0];
     if (path === '/metrics') {
-      void metrics.registry.metrics().then((text) => {
-        res.writeHead(200, { 'content-type': metrics.registry.contentType });
-        res.end(text);
-      });
+      metrics.registry.metrics().then(
+        (text) => {
+          res.writeHead(200, { 'content-type': metrics.registry.contentType });
+          res.end(text);
+        },
+        (err: unknown) => {
+          log.warn({ err: (err as Error).message }, 'metrics collection failed');
+          res.writeHead(500, { 'content-type': 'text/plain' }).end('metrics collection failed');
+        },
+      );
       return;
     }
     const known = path === '/healthz' || path === '/livez' || path === '/readyz';
@@ -162,11 +173,6 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
     res.end(known ? (ok ? 'ok' : 'shutting down') : 'not found');
   });
 
-  const port = await listen(server, options.port ?? 8443, host);
-  const probePort = await listen(probes, options.probePort ?? 8000, host);
-  const shown = host === '0.0.0.0' || host === '::' ? 'localhost' : host;
-  log.info({ port, probePort, groupDomain: options.groupDomain ?? 'karmada.io' }, `fleetgate webhook serving on https://${shown}:${port}; probes and metrics on http://${shown}:${probePort}`);
-
   const close = async () => {
     ready = false;
     clearTimeout(pending);
@@ -174,13 +180,27 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
     // Connections that finish their in-flight review go idle after close() began; the
     // keep-alive timeout would hold them for 95 s, so keep closing idle ones until done.
     const sweep = setInterval(() => server.closeIdleConnections(), 50);
-    await new Promise<void>((done) => {
-      server.close(() => done());
-      server.closeIdleConnections();
-    });
+    const closed = (s: HttpServer | HttpsServer) => new Promise<void>((done) => (s.listening ? s.close(() => done()) : done()));
+    const serverClosed = closed(server);
+    server.closeIdleConnections();
+    await serverClosed;
     clearInterval(sweep);
-    await new Promise<void>((done) => probes.close(() => done()));
+    await closed(probes);
     await kube?.stop();
   };
+
+  let port: number;
+  let probePort: number;
+  try {
+    port = await listen(server, options.port ?? 8443, host);
+    probePort = await listen(probes, options.probePort ?? 8000, host);
+  } catch (err) {
+    // A port in use must not leave the other listener, the watchers or the informers running.
+    await close();
+    throw err;
+  }
+  const shown = host === '0.0.0.0' || host === '::' ? 'localhost' : host;
+  log.info({ port, probePort, groupDomain }, `fleetgate webhook serving on https://${shown}:${port}; probes and metrics on http://${shown}:${probePort}`);
+
   return { server, probes, port, probePort, caFile: files.caFile, reloadCertificates, close };
 }

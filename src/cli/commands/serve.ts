@@ -69,26 +69,34 @@ async function run(args: string[], io: CliIO): Promise<number> {
     io.stdout(HELP);
     return 0;
   }
-  const port = (name: string, value: string | undefined, fallback: number): number => {
+  // Flag problems are usage errors (exit 2); a server that cannot start is a failure (exit 1).
+  const usage = (message: string) => {
+    io.stderr(`fleetgate serve: ${message}\nRun 'fleetgate serve --help' for usage.\n`);
+    return 2;
+  };
+  const port = (value: string | undefined, fallback: number): number | undefined => {
     if (value === undefined) return fallback;
     const n = Number(value);
-    if (!Number.isInteger(n) || n < 0 || n > 65535) throw new Error(`--${name} must be a port number, got "${value}"`);
-    return n;
+    return Number.isInteger(n) && n >= 0 && n <= 65535 ? n : undefined;
   };
+  const webhookPort = port(values.port, 8443);
+  if (webhookPort === undefined) return usage(`--port must be a port number, got "${values.port}"`);
+  const probePort = port(values['probe-port'], 8000);
+  if (probePort === undefined) return usage(`--probe-port must be a port number, got "${values['probe-port']}"`);
+  const minVersion = values['tls-min-version'] ?? '1.2';
+  if (minVersion !== '1.2' && minVersion !== '1.3') return usage(`--tls-min-version must be 1.2 or 1.3, got "${minVersion}"`);
+  const allowNoExecute = values['allow-no-execute-taint-policy'];
+  if (allowNoExecute !== undefined && allowNoExecute !== 'true' && allowNoExecute !== 'false') {
+    return usage('--allow-no-execute-taint-policy must be true or false');
+  }
+  const policy = values['context-failure-policy'] ?? 'fail';
+  if (policy !== 'fail' && policy !== 'ignore') return usage(`--context-failure-policy must be fail or ignore, got "${policy}"`);
+  const level = values['log-level'] ?? 'info';
+  if (!['debug', 'info', 'warn', 'error'].includes(level)) return usage(`--log-level must be debug, info, warn or error, got "${level}"`);
   try {
-    const minVersion = values['tls-min-version'] ?? '1.2';
-    if (minVersion !== '1.2' && minVersion !== '1.3') throw new Error(`--tls-min-version must be 1.2 or 1.3, got "${minVersion}"`);
-    const allowNoExecute = values['allow-no-execute-taint-policy'];
-    if (allowNoExecute !== undefined && allowNoExecute !== 'true' && allowNoExecute !== 'false') {
-      throw new Error('--allow-no-execute-taint-policy must be true or false');
-    }
-    const policy = values['context-failure-policy'] ?? 'fail';
-    if (policy !== 'fail' && policy !== 'ignore') throw new Error(`--context-failure-policy must be fail or ignore, got "${policy}"`);
-    const level = values['log-level'] ?? 'info';
-    if (!['debug', 'info', 'warn', 'error'].includes(level)) throw new Error(`--log-level must be debug, info, warn or error, got "${level}"`);
     const server = await serve({
-      port: port('port', values.port, 8443),
-      probePort: port('probe-port', values['probe-port'], 8000),
+      port: webhookPort,
+      probePort,
       bindAddress: values['bind-address'],
       certDir: values['cert-dir'],
       tlsCertFile: values['tls-cert-file'],
