@@ -4,6 +4,7 @@
  * certificates come from cert-manager or the operator's own PKI.
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync, chmodSync } from 'node:fs';
+import { X509Certificate } from 'node:crypto';
 import { join } from 'node:path';
 import forge from 'node-forge';
 
@@ -92,10 +93,26 @@ export interface DevCertFiles {
   created: boolean;
 }
 
-/** Reuses `dir/{ca.crt,tls.crt,tls.key}` or creates them for localhost; the key is written 0600. */
+/** Certificates closer than this to their end are replaced rather than reused. */
+const RENEW_BEFORE_MS = 24 * 60 * 60 * 1000;
+
+function stillValid(certFile: string): boolean {
+  try {
+    return new Date(new X509Certificate(readFileSync(certFile)).validTo).getTime() - Date.now() > RENEW_BEFORE_MS;
+  } catch {
+    return false; // unreadable or not a certificate: make a new one
+  }
+}
+
+/**
+ * Reuses `dir/{ca.crt,tls.crt,tls.key}` while they are valid, or creates them for
+ * localhost; the key is written 0600.
+ */
 export function ensureDevCerts(dir: string): DevCertFiles {
   const files = { dir, caFile: join(dir, 'ca.crt'), certFile: join(dir, 'tls.crt'), keyFile: join(dir, 'tls.key') };
-  if ([files.caFile, files.certFile, files.keyFile].every((f) => existsSync(f))) return { ...files, created: false };
+  if ([files.caFile, files.certFile, files.keyFile].every((f) => existsSync(f)) && stillValid(files.certFile) && stillValid(files.caFile)) {
+    return { ...files, created: false };
+  }
   mkdirSync(dir, { recursive: true });
   const ca = createCA();
   const serving = createServingCert(ca, { dnsNames: ['localhost'], ipAddresses: ['127.0.0.1', '::1'] });
