@@ -35,6 +35,12 @@ export interface RuleOptions {
   allowNoExecuteTaintPolicy?: boolean;
 }
 
+/**
+ * The rule options out of a larger options object. The one place that lists them, so a
+ * layer that forwards options (review, the server) cannot drop a new one.
+ */
+export const pickRuleOptions = ({ allowNoExecuteTaintPolicy }: RuleOptions): RuleOptions => ({ allowNoExecuteTaintPolicy });
+
 export interface RuleContext {
   readonly operation: Operation;
   readonly oldObject: unknown;

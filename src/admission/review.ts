@@ -6,7 +6,8 @@
 import { validate } from '../validate.js';
 import { applyDefaults } from '../defaults.js';
 import { DEFAULT_GROUP_DOMAIN, apiGroup, rulesFor, supportedKinds } from '../../rules/index.js';
-import { ContextUnavailableError, type KindRules, type Lookups, type MaybePromise, type Operation, type RuleOptions } from '../rule.js';
+import { ContextUnavailableError, pickRuleOptions, type KindRules, type Lookups, type MaybePromise, type Operation, type RuleOptions } from '../rule.js';
+import type { ValidationResult } from '../validate.js';
 import { allowed, errored, invalid, patched } from './response.js';
 import type { AdmissionRequest, AdmissionResponse, AdmissionReview } from './types.js';
 import { isRecord } from '../is.js';
@@ -24,6 +25,10 @@ export interface ReviewOptions extends RuleOptions {
 }
 
 const REVIEW_VERSIONS = new Set(['admission.k8s.io/v1', 'admission.k8s.io/v1beta1']);
+
+/** An `admission.k8s.io/v1` or `v1beta1` AdmissionReview envelope (its request is checked by review()). */
+export const isAdmissionReview = (body: unknown): body is { apiVersion: string; kind: 'AdmissionReview'; request?: unknown } =>
+  isRecord(body) && body.kind === 'AdmissionReview' && typeof body.apiVersion === 'string' && REVIEW_VERSIONS.has(body.apiVersion);
 const OPERATIONS = new Set<Operation>(['CREATE', 'UPDATE', 'DELETE', 'CONNECT']);
 
 
@@ -59,7 +64,7 @@ interface Decoded {
 
 function decode(input: unknown, options: ReviewOptions): Decoded | { error: string } {
   if (!isRecord(input)) return { error: 'the body is not an AdmissionReview: expected a JSON object' };
-  if (input.kind !== 'AdmissionReview' || typeof input.apiVersion !== 'string' || !REVIEW_VERSIONS.has(input.apiVersion)) {
+  if (!isAdmissionReview(input)) {
     return {
       error: `the body is not an AdmissionReview: expected apiVersion admission.k8s.io/v1 or admission.k8s.io/v1beta1 and kind AdmissionReview, got ${JSON.stringify(input.apiVersion ?? null)} and ${JSON.stringify(input.kind ?? null)}`,
     };
@@ -124,9 +129,9 @@ function decide(decoded: Decoded, options: ReviewOptions): MaybePromise<Omit<Adm
     subResource,
     groupDomain: options.groupDomain,
     lookups: options.lookups,
-    allowNoExecuteTaintPolicy: options.allowNoExecuteTaintPolicy,
+    ...pickRuleOptions(options),
   });
-  const respond = (r: { allowed: boolean; causes: import('../field.js').Cause[]; warnings: string[] }) => {
+  const respond = (r: ValidationResult) => {
     const name = isRecord(object.metadata) && typeof object.metadata.name === 'string' ? object.metadata.name : (request.name ?? '');
     const response = r.allowed ? allowed() : invalid(rules.kind, apiGroup(rules, options.groupDomain ?? DEFAULT_GROUP_DOMAIN), name, r.causes);
     return r.warnings.length ? { ...response, warnings: r.warnings } : response;

@@ -7,9 +7,9 @@ import Koa from 'koa';
 import Router from '@koa/router';
 import getRawBody from 'raw-body';
 import type { Logger } from 'pino';
-import { review, type AdmissionReview, type ReviewOptions } from '../admission/review.js';
+import { isAdmissionReview, review, type AdmissionReview, type ReviewOptions } from '../admission/review.js';
 import { kindsFor, DEFAULT_GROUP_DOMAIN } from '../../rules/index.js';
-import type { Lookups, RuleOptions } from '../rule.js';
+import { pickRuleOptions, type Lookups, type RuleOptions } from '../rule.js';
 import { guardLookups, reviewBudgetMs, type ContextFailurePolicy } from './deadline.js';
 import type { WebhookMetrics } from './metrics.js';
 
@@ -28,8 +28,6 @@ export interface AppOptions extends RuleOptions {
   metrics?: WebhookMetrics;
   logger?: Logger;
 }
-
-const REVIEW_VERSIONS = new Set(['admission.k8s.io/v1', 'admission.k8s.io/v1beta1']);
 
 /** A Kubernetes Status body for answers that cannot be an AdmissionReview. */
 function failure(ctx: Koa.Context, code: number, message: string): void {
@@ -67,10 +65,6 @@ async function readJson(ctx: Koa.Context, limit: number): Promise<unknown | unde
 
 type Review = { apiVersion?: unknown; kind?: unknown; request?: Record<string, any> };
 
-const isAdmissionReview = (body: unknown): body is Review =>
-  typeof body === 'object' && body !== null && !Array.isArray(body) &&
-  (body as Review).kind === 'AdmissionReview' && REVIEW_VERSIONS.has((body as Review).apiVersion as string);
-
 /** What the logs and metrics say about a request: identity only, never object contents. */
 function describe(body: Review) {
   const r = body.request ?? {};
@@ -103,11 +97,11 @@ export function createApp(options: AppOptions = {}): Koa {
     const deadline = Date.now() + reviewBudgetMs(typeof ctx.query.timeout === 'string' ? ctx.query.timeout : undefined);
     const notes: string[] = [];
     const lookups = options.lookups && guardLookups(options.lookups, deadline, policy, notes);
-    const out: AdmissionReview = await review(body, { mode, kind, groupDomain, lookups, allowNoExecuteTaintPolicy: options.allowNoExecuteTaintPolicy });
+    const out: AdmissionReview = await review(body, { mode, kind, groupDomain, lookups, ...pickRuleOptions(options) });
     if (notes.length && out.response) out.response.warnings = [...(out.response.warnings ?? []), ...notes];
     ctx.status = 200;
     ctx.body = out;
-    record(describe(body), out, mode, ctx.path);
+    record(describe(body as Review), out, mode, ctx.path);
   };
 
   function record(request: ReturnType<typeof describe>, out: AdmissionReview, mode: string, path: string): void {
