@@ -7,7 +7,7 @@ import {
   Arr, Bool, ClusterAffinity, Condition, Enum, Int32, Int64, Obj, Opt, QuantityMap, RawObject, RawValue, ReqStr, Str, StrList, StringMap, Time, envelope,
   type Static,
 } from './_shared/schema.js';
-import { add, checkConditions, checkUnique, child, index, isString, list, record } from './_shared/checks.js';
+import { add, checkClusterAffinity, checkConditions, checkUnique, child, index, isString, list, record } from './_shared/checks.js';
 import { duplicate, invalid } from '../src/field.js';
 import type { KindRules, RuleContext } from '../src/rule.js';
 
@@ -177,8 +177,24 @@ function checkClusterNamesUnique(ctx: RuleContext, clusters: unknown, path: stri
   );
 }
 
+/** Every cluster affinity of a placement gets the same checks as ClusterTaintPolicy's and ResourceRegistry's. */
+function checkPlacementAffinities(ctx: RuleContext, placement: unknown, path: string): void {
+  const p = record(placement);
+  if (p.clusterAffinity !== undefined) checkClusterAffinity(ctx, p.clusterAffinity, child(path, 'clusterAffinity'));
+  list(p.clusterAffinities).forEach((affinity, i) => {
+    const at = index(child(path, 'clusterAffinities'), i);
+    checkClusterAffinity(ctx, affinity, at);
+    list(record(affinity).overflowAffinities).forEach((overflow, j) => checkClusterAffinity(ctx, overflow, index(child(at, 'overflowAffinities'), j)));
+  });
+  const weights = child(path, 'replicaScheduling.weightPreference.staticWeightList');
+  list(record(record(p.replicaScheduling).weightPreference).staticWeightList).forEach((weight, i) => {
+    checkClusterAffinity(ctx, record(weight).targetCluster, child(index(weights, i), 'targetCluster'));
+  });
+}
+
 function validate(binding: ClusterResourceBinding, ctx: RuleContext): void {
   const spec = record(binding.spec);
+  checkPlacementAffinities(ctx, spec.placement, 'spec.placement');
   checkClusterNamesUnique(ctx, spec.clusters, 'spec.clusters');
   list(spec.requiredBy).forEach((snapshot, i) => {
     checkClusterNamesUnique(ctx, record(snapshot).clusters, child(index('spec.requiredBy', i), 'clusters'));

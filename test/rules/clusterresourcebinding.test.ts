@@ -11,6 +11,35 @@ describe('ClusterResourceBinding', () => {
   });
 
   const cases: Case[] = [
+    // placement cluster affinities get the shared ClusterAffinity checks
+    {
+      name: 'placement field selector In without values',
+      edit: (o) => (o.spec.placement.clusterAffinity.fieldSelector = { matchExpressions: [{ key: 'region', operator: 'In' }] }),
+      want: [Required('spec.placement.clusterAffinity.fieldSelector.matchExpressions[0].values')],
+    },
+    {
+      name: 'placement field selector In with values',
+      edit: (o) => (o.spec.placement.clusterAffinity.fieldSelector = { matchExpressions: [{ key: 'region', operator: 'In', values: ['eu'] }] }),
+      want: [],
+    },
+    {
+      name: 'overflow affinity label selector Exists with values',
+      edit: (o) =>
+        (o.spec.placement.clusterAffinities = [
+          { affinityName: 'primary', clusterNames: ['member1'], overflowAffinities: [{ affinityName: 'backup', labelSelector: { matchExpressions: [{ key: 'tier', operator: 'Exists', values: ['x'] }] } }] },
+        ]),
+      want: [Forbidden('spec.placement.clusterAffinities[0].overflowAffinities[0].labelSelector.matchExpressions[0].values')],
+    },
+    {
+      name: 'static weight target with a NotIn field selector and no values',
+      edit: (o) =>
+        (o.spec.placement.replicaScheduling = {
+          replicaSchedulingType: 'Divided',
+          replicaDivisionPreference: 'Weighted',
+          weightPreference: { staticWeightList: [{ targetCluster: { fieldSelector: { matchExpressions: [{ key: 'zone', operator: 'NotIn' }] } }, weight: 1 }] },
+        }),
+      want: [Required('spec.placement.replicaScheduling.weightPreference.staticWeightList[0].targetCluster.fieldSelector.matchExpressions[0].values')],
+    },
     // metadata (cluster-scoped)
     { name: 'namespace on a cluster-scoped kind', edit: (o) => (o.metadata.namespace = 'default'), want: [Forbidden('metadata.namespace')] },
     { name: 'name not a DNS subdomain', edit: (o) => (o.metadata.name = 'Pod_Reader'), want: [Invalid('metadata.name')] },
