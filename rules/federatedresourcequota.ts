@@ -103,6 +103,22 @@ function isIntegerResource(name: string): boolean {
   return name.includes('/') && !name.includes('kubernetes.io/') && !name.startsWith('requests.') && qualifiedName(`requests.${name}`) === undefined;
 }
 
+/**
+ * What a resource name means for a quota, worked out once per name: the same few names
+ * (cpu, memory, pods, ...) recur in every resource list of every object.
+ */
+const nameAnalysis = new Map<string, { problem: string | undefined; integer: boolean }>();
+function analyseName(name: string): { problem: string | undefined; integer: boolean } {
+  let analysis = nameAnalysis.get(name);
+  if (!analysis) {
+    const problem = quotaResourceNameError(name);
+    analysis = { problem, integer: !problem && isIntegerResource(name) };
+    if (nameAnalysis.size >= 4096) nameAnalysis.clear();
+    nameAnalysis.set(name, analysis);
+  }
+  return analysis;
+}
+
 /** The entries of a resource list that passed checkResourceList. */
 interface CheckedList {
   /** Keys that are valid quota resource names. */
@@ -119,14 +135,14 @@ function checkResourceList(ctx: RuleContext, resources: unknown, path: string): 
   const checked: CheckedList = { names: new Set(), values: new Map() };
   for (const [name, value] of Object.entries(record(resources))) {
     const at = key(path, name);
-    const nameProblem = quotaResourceNameError(name);
+    const { problem: nameProblem, integer } = analyseName(name);
     if (nameProblem) add(ctx, invalid(at, name, nameProblem));
     else checked.names.add(name);
     // Values that are not quantities at all are reported by the schema.
     const q = parseQuantity(value);
     if (!q) continue;
     if (q.num < 0n) add(ctx, invalid(at, value, 'must be greater than or equal to 0'));
-    else if (!nameProblem && isIntegerResource(name) && !isWhole(q)) add(ctx, invalid(at, value, 'must be an integer'));
+    else if (integer && !isWhole(q)) add(ctx, invalid(at, value, 'must be an integer'));
     else if (!nameProblem) checked.values.set(name, q);
   }
   return checked;

@@ -11,16 +11,20 @@ export interface LuaFunctionSpec {
   params: readonly string[];
 }
 
-const cache = new Map<string, string | undefined>();
-const CACHE_LIMIT = 1024;
+// Verdicts per signature, then per script: a key built by concatenating the script would
+// copy and hash kilobytes on every call, cache hits included.
+const cache = new Map<string, Map<string, string | undefined>>();
+const CACHE_LIMIT_PER_SIGNATURE = 256;
 
 /** Returns the problem with `script`, or undefined when it parses and defines `fn`. */
 export function luaScriptError(script: string, fn: LuaFunctionSpec): string | undefined {
-  const cacheKey = `${fn.name}(${fn.params.join(',')})\u0000${script}`;
-  if (cache.has(cacheKey)) return cache.get(cacheKey);
+  const signature = `${fn.name}(${fn.params.join(',')})`;
+  let verdicts = cache.get(signature);
+  if (!verdicts) cache.set(signature, (verdicts = new Map()));
+  if (verdicts.has(script)) return verdicts.get(script);
   const result = check(script, fn);
-  if (cache.size >= CACHE_LIMIT) cache.clear();
-  cache.set(cacheKey, result);
+  if (verdicts.size >= CACHE_LIMIT_PER_SIGNATURE) verdicts.clear();
+  verdicts.set(script, result);
   return result;
 }
 

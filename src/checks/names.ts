@@ -16,6 +16,7 @@ const CAMEL_CASE = /^[A-Z][A-Za-z0-9]*$/;
 const maxLen = (n: number) => `must be no more than ${n} characters`;
 
 export function dns1123Label(value: string): string | undefined {
+  if (value.length <= 63 && DNS1123_LABEL.test(value)) return undefined;
   const problems: string[] = [];
   if (value.length > 63) problems.push(maxLen(63));
   if (!DNS1123_LABEL.test(value)) {
@@ -27,6 +28,7 @@ export function dns1123Label(value: string): string | undefined {
 }
 
 export function dns1123Subdomain(value: string): string | undefined {
+  if (value.length <= 253 && DNS1123_SUBDOMAIN.test(value)) return undefined;
   const problems: string[] = [];
   if (value.length > 253) problems.push(maxLen(253));
   if (!DNS1123_SUBDOMAIN.test(value)) {
@@ -38,6 +40,7 @@ export function dns1123Subdomain(value: string): string | undefined {
 }
 
 export function dns1035Label(value: string): string | undefined {
+  if (value.length <= 63 && DNS1035_LABEL.test(value)) return undefined;
   const problems: string[] = [];
   if (value.length > 63) problems.push(maxLen(63));
   if (!DNS1035_LABEL.test(value)) {
@@ -62,6 +65,12 @@ export function wildcardDns1123Subdomain(value: string): string | undefined {
 
 /** Label keys, annotation keys, finalizers, taint keys: `[prefix/]name`. */
 export function qualifiedName(value: string): string | undefined {
+  // Most keys are fine: one regex answers them without splitting or building messages.
+  const slash = value.indexOf('/');
+  const namePart = slash < 0 ? value : value.slice(slash + 1);
+  if (namePart.length <= 63 && QUALIFIED_NAME_PART.test(namePart) && (slash < 0 || (slash > 0 && slash <= 253 && DNS1123_SUBDOMAIN.test(value.slice(0, slash))))) {
+    return undefined;
+  }
   const parts = value.split('/');
   let name: string;
   const problems: string[] = [];
@@ -91,6 +100,7 @@ export function qualifiedName(value: string): string | undefined {
 }
 
 export function labelValue(value: string): string | undefined {
+  if (value.length <= 63 && LABEL_VALUE.test(value)) return undefined;
   const problems: string[] = [];
   if (value.length > 63) problems.push(maxLen(63));
   if (!LABEL_VALUE.test(value)) {
