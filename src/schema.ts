@@ -156,7 +156,9 @@ function toCauses(rootSchema: object, data: unknown, errors: ErrorObject[]): Sch
         unknownFields.push(child(path, (e.params as { additionalProperty: string }).additionalProperty));
         break;
       case 'type':
-        causes.push(invalid(path, value, `must be of type ${describeType((e.params as { type: string | string[] }).type)}`));
+        // `field:` with no value is null in YAML: for a required field that is a missing value.
+        if (value === null && isRequiredProperty(rootSchema, e.schemaPath)) causes.push(required(path));
+        else causes.push(invalid(path, value, `must be of type ${describeType((e.params as { type: string | string[] }).type)}`));
         break;
       case 'enum':
         // An empty required enum field is missing, as for any required string (Kubernetes reports `Required value`).
