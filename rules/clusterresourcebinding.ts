@@ -4,14 +4,13 @@
  * ResourceBindingStatus "not shown", so the structure is Karmada's v1alpha2 CRD schema.
  */
 import {
-  Arr, Bool, ClusterAffinity, Condition, Enum, Int32, Int64, Obj, Opt, QuantityMap, RawObject, RawValue, ReqStr, Str, StrList, StringMap, Time, envelope,
+  Arr, Bool, ClusterAffinity, Condition, Enum, Int32, Int64, Obj, Opt, QuantityMap, RawObject, RawValue, ReqStr, ResourceHealth, Str, StrList, StringMap, Time, envelope,
   type Static,
 } from './_shared/schema.js';
 import { add, checkClusterAffinity, checkConditions, checkUnique, child, index, isString, list, record } from './_shared/checks.js';
 import { duplicate, invalid } from '../src/field.js';
 import type { KindRules, RuleContext } from '../src/rule.js';
 
-export const RESOURCE_HEALTH = ['Healthy', 'Unhealthy', 'Unknown'] as const;
 
 const ObjectReference = Obj({
   apiVersion: ReqStr(),
@@ -152,7 +151,7 @@ const AggregatedStatusItem = Obj({
   status: Opt(RawValue()),
   applied: Opt(Bool()),
   appliedMessage: Opt(Str()),
-  health: Opt(Enum(RESOURCE_HEALTH)),
+  health: Opt(ResourceHealth()),
 });
 
 const ResourceBindingStatus = Obj({

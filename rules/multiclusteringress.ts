@@ -3,14 +3,13 @@
  * clusters. The spec rules are Kubernetes' Ingress validation as Karmada lifts it.
  */
 import { isIP } from 'node:net';
-import { Arr, Enum, Int32, Obj, Opt, ReqStr, Str, StrList, envelope, type Static } from './_shared/schema.js';
+import { Arr, Enum, Obj, Opt, Port, PortStatus, ReqStr, Str, StrList, envelope, type Static } from './_shared/schema.js';
 import { add, checkUnique, child, index, isRecord, isString, key, list, record } from './_shared/checks.js';
 import { duplicate, invalid, required } from '../src/field.js';
 import { dns1123Subdomain, wildcardDns1123Subdomain } from '../src/checks/names.js';
 import type { KindRules, RuleContext } from '../src/rule.js';
 
 export const PATH_TYPES = ['Exact', 'Prefix', 'ImplementationSpecific'] as const;
-export const PORT_PROTOCOLS = ['TCP', 'UDP', 'SCTP'] as const;
 export const INGRESS_CLASS_ANNOTATION = 'kubernetes.io/ingress.class';
 
 const TypedLocalObjectReference = Obj({
@@ -22,7 +21,7 @@ const TypedLocalObjectReference = Obj({
 // Name and number exclude each other and one is required: checked in checkServicePort.
 const ServiceBackendPort = Obj({
   name: Opt(Str({ format: 'port-name' })),
-  number: Opt(Int32({ minimum: 1, maximum: 65535 })),
+  number: Opt(Port()),
 });
 
 const IngressBackend = Obj({
@@ -48,13 +47,6 @@ const MultiClusterIngressSpec = Obj({
   ingressClassName: Opt(Str({ format: 'dns1123-subdomain' })),
   rules: Opt(Arr(IngressRule)),
   tls: Opt(Arr(IngressTLS)),
-});
-
-/** Shared with MultiClusterService's PortStatus: the spec gives both the same rules. */
-export const PortStatus = Obj({
-  port: Int32(),
-  protocol: Enum(PORT_PROTOCOLS),
-  error: Opt(Str({ maxLength: 316, format: 'camel-case-with-domain' })),
 });
 
 const IngressLoadBalancerIngress = Obj({

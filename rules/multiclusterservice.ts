@@ -2,11 +2,10 @@
  * MultiClusterService (networking.<domain>/v1alpha1, namespaced): one Service exposed
  * across clusters. Its name is the Service's name, so it follows Service name syntax.
  */
-import { Arr, Condition, Enum, Int32, Obj, Opt, ReqStr, Str, StrList, envelope, type Static } from './_shared/schema.js';
+import { Arr, Condition, Enum, Obj, Opt, Port, PortStatus, ReqStr, Str, StrList, envelope, type Static } from './_shared/schema.js';
 import { add, checkConditions, checkUnique, child, index, isRecord, isString, list, record } from './_shared/checks.js';
 import { duplicate, forbidden, invalid } from '../src/field.js';
 import { dns1035Label, dns1123Label } from '../src/checks/names.js';
-import { PortStatus } from './multiclusteringress.js';
 import type { KindRules, RuleContext } from '../src/rule.js';
 
 /** The spec names only CrossCluster; Karmada also serves LoadBalancer. */
@@ -16,7 +15,7 @@ const ClusterSelector = Obj({ name: ReqStr({ format: 'cluster-name' }) });
 
 const MultiClusterServiceSpec = Obj({
   types: Arr(Enum(EXPOSURE_TYPES), { minItems: 1 }),
-  ports: Opt(Arr(Obj({ name: Opt(Str()), port: Int32({ minimum: 1, maximum: 65535 }) }))),
+  ports: Opt(Arr(Obj({ name: Opt(Str()), port: Port() }))),
   providerClusters: Opt(Arr(ClusterSelector)),
   consumerClusters: Opt(Arr(ClusterSelector)),
   range: Opt(Obj({ clusterNames: Opt(StrList()) })),

@@ -4,7 +4,7 @@
  * level (`webhooks`), there is no `spec`.
  */
 import { isIP } from 'node:net';
-import { Arr, Enum, Int32, Obj, Opt, RawObject, ReqStr, Str, envelope, type Static } from './_shared/schema.js';
+import { Arr, Enum, Int32, Obj, Opt, Port, RawObject, ReqStr, Str, envelope, type Static } from './_shared/schema.js';
 import { add, checkUnique, child, index, isRecord, isString, list, record } from './_shared/checks.js';
 import { duplicate, forbidden, invalid, required, type Cause } from '../src/field.js';
 import { dns1035Label, dns1123Subdomain } from '../src/checks/names.js';
@@ -33,7 +33,7 @@ const ServiceReference = Obj({
   namespace: ReqStr(),
   name: ReqStr(),
   path: Opt(Str()),
-  port: Opt(Int32({ minimum: 1, maximum: 65535 })),
+  port: Opt(Port()),
 });
 
 const WebhookClientConfig = Obj({

@@ -1,10 +1,9 @@
 /** Work (work.<domain>/v1alpha1, namespaced): manifests to deploy on one member cluster, with per-manifest status. */
-import { Arr, Bool, Condition, Enum, INT32_MAX, Int32, Obj, Opt, RawObject, RawValue, ReqStr, Str, envelope, type Static } from './_shared/schema.js';
+import { Arr, Bool, Condition, INT32_MAX, Int32, Obj, Opt, RawObject, RawValue, ReqStr, ResourceHealth, Str, envelope, type Static } from './_shared/schema.js';
 import { add, checkConditions, child, index, isInt, isRecord, isString, list, record } from './_shared/checks.js';
 import { duplicate, invalid, required } from '../src/field.js';
 import type { KindRules, RuleContext } from '../src/rule.js';
 
-export const RESOURCE_HEALTH = ['Healthy', 'Unhealthy', 'Unknown'] as const;
 
 const WorkSpec = Obj({
   // Manifests are arbitrary Kubernetes objects; only what makes them applicable is checked below.
@@ -26,7 +25,7 @@ const ResourceIdentifier = Obj({
 const ManifestStatus = Obj({
   identifier: ResourceIdentifier,
   status: Opt(RawValue()),
-  health: Opt(Enum(RESOURCE_HEALTH)),
+  health: Opt(ResourceHealth()),
 });
 
 const WorkStatus = Obj({

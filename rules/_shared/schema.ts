@@ -123,3 +123,17 @@ export const Taint = Obj({
   timeAdded: Opt(Time()),
 });
 export type Taint = Static<typeof Taint>;
+
+/** A network port, 1 to 65535. */
+export const Port = () => Int32({ minimum: 1, maximum: 65535 });
+
+/** Health of a propagated resource in a member cluster (Work manifests, binding status). */
+export const ResourceHealth = () => Enum(['Healthy', 'Unhealthy', 'Unknown']);
+
+/** A load balancer's port status: MultiClusterIngress and MultiClusterService give it the same rules. */
+export const PortStatus = Obj({
+  port: Int32(),
+  protocol: Enum(['TCP', 'UDP', 'SCTP']),
+  // CamelCase for built-in values, <domain>/CamelCase for provider-specific ones.
+  error: Opt(Str({ maxLength: 316, format: 'camel-case-with-domain' })),
+});
