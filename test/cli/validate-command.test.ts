@@ -73,6 +73,7 @@ describe('fleetgate validate', () => {
     expect((await cli(['validate'])).code).toBe(2);
     expect((await cli(['validate', '--output', 'xml', '.'])).code).toBe(2);
     expect((await cli(['validate', '--bogus', '.'])).code).toBe(2);
+    expect((await cli(['validate', '--operation', 'UPDATE', '--old', '-', '-'])).code).toBe(2);
     const missing = await cli(['validate', '/nonexistent/file.yaml']);
     expect(missing.code).toBe(2);
     expect(missing.stdout).toContain('/nonexistent/file.yaml: error: no such file or directory');

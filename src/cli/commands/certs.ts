@@ -111,15 +111,10 @@ async function run(args: string[], io: CliIO): Promise<number> {
         ip: { type: 'string', multiple: true },
         days: { type: 'string' },
         force: { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
       },
     }));
   } catch (err) {
     return usage((err as Error).message);
-  }
-  if (values.help) {
-    io.stdout(HELP);
-    return 0;
   }
   let options: { dnsNames: string[]; ipAddresses: string[]; days: number };
   try {

@@ -139,16 +139,11 @@ async function run(args: string[], io: CliIO): Promise<number> {
       options: {
         out: { type: 'string', short: 'o' },
         'group-domain': { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
       },
     }));
   } catch (err) {
     io.stderr(`fleetgate schema: ${(err as Error).message}\nRun 'fleetgate schema --help' for usage.\n`);
     return 2;
-  }
-  if (values.help) {
-    io.stdout(HELP);
-    return 0;
   }
   const groupDomain = values['group-domain'] ?? DEFAULT_GROUP_DOMAIN;
   const domainProblem = dns1123Subdomain(groupDomain);

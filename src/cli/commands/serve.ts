@@ -58,16 +58,11 @@ async function run(args: string[], io: CliIO): Promise<number> {
         'in-cluster': { type: 'boolean' },
         'context-failure-policy': { type: 'string' },
         'log-level': { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
       },
     }));
   } catch (err) {
     io.stderr(`fleetgate serve: ${(err as Error).message}\n`);
     return 2;
-  }
-  if (values.help) {
-    io.stdout(HELP);
-    return 0;
   }
   // Flag problems are usage errors (exit 2); a server that cannot start is a failure (exit 1).
   const usage = (message: string) => {

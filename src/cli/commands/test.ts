@@ -143,15 +143,11 @@ async function run(args: string[], io: CliIO): Promise<number> {
       args,
       strict: true,
       allowPositionals: true,
-      options: { output: { type: 'string', short: 'o' }, help: { type: 'boolean', short: 'h' } },
+      options: { output: { type: 'string', short: 'o' } },
     }));
   } catch (err) {
     io.stderr(`fleetgate test: ${(err as Error).message}\nRun 'fleetgate test --help' for usage.\n`);
     return 2;
-  }
-  if (values.help) {
-    io.stdout(HELP);
-    return 0;
   }
   const format = (values.output ?? 'text') as Format;
   if (!FORMATS.includes(format)) {

@@ -58,10 +58,7 @@ const identity = (o: Record<string, unknown>) => {
   const meta = (typeof o.metadata === 'object' && o.metadata !== null ? o.metadata : {}) as Record<string, unknown>;
   return { kind: str(o.kind) ?? '<no kind>', name: str(meta.name) ?? str(meta.generateName) ?? '<no name>', namespace: str(meta.namespace) };
 };
-const objectKey = (o: Record<string, unknown>) => {
-  const id = identity(o);
-  return `${id.kind}/${id.namespace ?? ''}/${id.name}`;
-};
+const keyOf = (id: ReturnType<typeof identity>) => `${id.kind}/${id.namespace ?? ''}/${id.name}`;
 
 async function run(args: string[], io: CliIO): Promise<number> {
   let parsed;
@@ -96,6 +93,7 @@ async function run(args: string[], io: CliIO): Promise<number> {
   if (operation !== 'CREATE' && operation !== 'UPDATE') return usage(`--operation must be CREATE or UPDATE, got "${values.operation}"`);
   if (values.old && operation !== 'UPDATE') return usage('--old needs --operation UPDATE');
   if (positionals.length === 0) return usage('no PATH given (use - for standard input); see fleetgate validate --help');
+  if (values.old === '-' && positionals.includes('-')) return usage('standard input can be read once: give --old or PATH as a file');
 
   const read = readManifests(positionals, io.stdin);
   const problems: ReadProblem[] = [...read.problems];
@@ -104,7 +102,7 @@ async function run(args: string[], io: CliIO): Promise<number> {
   if (values.old) {
     const oldRead = readManifests([values.old], io.stdin);
     problems.push(...oldRead.problems);
-    for (const m of oldRead.manifests) olds.set(objectKey(m.object), m.object);
+    for (const m of oldRead.manifests) olds.set(keyOf(identity(m.object)), m.object);
   }
   let lookups: Lookups | undefined;
   if (values.context?.length) {
@@ -128,7 +126,7 @@ async function run(args: string[], io: CliIO): Promise<number> {
       checked.push({ manifest, ...id });
       continue;
     }
-    const oldObject = operation === 'UPDATE' ? olds.get(objectKey(manifest.object)) : undefined;
+    const oldObject = operation === 'UPDATE' ? olds.get(keyOf(id)) : undefined;
     if (operation === 'UPDATE' && values.old && !oldObject) {
       problems.push({ file: manifest.file, line: manifest.line, message: `${id.kind} "${id.name}": no stored object with this kind, namespace and name in ${values.old}` });
     }
