@@ -1,4 +1,5 @@
 /** What a command may touch: its output streams, standard input, and nothing else of the process. */
+import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { RunningServer } from '../server/serve.js';
 
 export interface CliIO {
@@ -18,4 +19,17 @@ export interface Command {
   help: string;
   /** Returns the exit code. */
   run(args: string[], io: CliIO): Promise<number>;
+}
+
+/**
+ * Parses a command's flags. A usage error is printed with a pointer to the command's help,
+ * and undefined comes back: the caller exits 2.
+ */
+export function parseFlags<const T extends ParseArgsConfig>(command: string, io: CliIO, config: T): ReturnType<typeof parseArgs<T>> | undefined {
+  try {
+    return parseArgs(config);
+  } catch (err) {
+    io.stderr(`fleetgate ${command}: ${(err as Error).message}\nRun 'fleetgate ${command} --help' for usage.\n`);
+    return undefined;
+  }
 }

@@ -7,10 +7,9 @@ import { X509Certificate } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { basename, dirname, join, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { caBundleBase64, createCA, createServingCert, type KeyPair } from '../../../certs/tinyca.js';
 import { dns1123Subdomain, wildcardDns1123Subdomain } from '../../checks/names.js';
-import type { CliIO, Command } from '../io.js';
+import { parseFlags, type CliIO, type Command } from '../io.js';
 
 const CA_FILE = 'ca.crt';
 const CERT_FILE = 'tls.crt';
@@ -100,22 +99,19 @@ async function run(args: string[], io: CliIO): Promise<number> {
     io.stderr(`fleetgate certs: ${message}\nRun 'fleetgate certs --help' for usage.\n`);
     return 2;
   };
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args,
-      strict: true,
-      options: {
-        out: { type: 'string', short: 'o' },
-        dns: { type: 'string', multiple: true },
-        ip: { type: 'string', multiple: true },
-        days: { type: 'string' },
-        force: { type: 'boolean' },
-      },
-    }));
-  } catch (err) {
-    return usage((err as Error).message);
-  }
+  const parsed = parseFlags('certs', io, {
+    args,
+    strict: true,
+    options: {
+      out: { type: 'string', short: 'o' },
+      dns: { type: 'string', multiple: true },
+      ip: { type: 'string', multiple: true },
+      days: { type: 'string' },
+      force: { type: 'boolean' },
+    },
+  });
+  if (!parsed) return 2;
+  const { values } = parsed;
   let options: { dnsNames: string[]; ipAddresses: string[]; days: number };
   try {
     if (!values.out) throw new UsageError('--out DIR is required');

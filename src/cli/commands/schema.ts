@@ -7,11 +7,10 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { parseArgs } from 'node:util';
 import { DEFAULT_GROUP_DOMAIN, apiVersion, ruleModules } from '../../../rules/index.js';
 import { dns1123Subdomain } from '../../checks/names.js';
 import type { KindRules } from '../../rule.js';
-import type { CliIO, Command } from '../io.js';
+import { parseFlags, type CliIO, type Command } from '../io.js';
 
 export const JSON_SCHEMA_DRAFT_07 = 'http://json-schema.org/draft-07/schema#';
 export const INDEX_FILE = 'index.json';
@@ -131,20 +130,16 @@ Exit codes: 0 written, 2 usage or I/O error.
 `;
 
 async function run(args: string[], io: CliIO): Promise<number> {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args,
-      strict: true,
-      options: {
-        out: { type: 'string', short: 'o' },
-        'group-domain': { type: 'string' },
-      },
-    }));
-  } catch (err) {
-    io.stderr(`fleetgate schema: ${(err as Error).message}\nRun 'fleetgate schema --help' for usage.\n`);
-    return 2;
-  }
+  const parsed = parseFlags('schema', io, {
+    args,
+    strict: true,
+    options: {
+      out: { type: 'string', short: 'o' },
+      'group-domain': { type: 'string' },
+    },
+  });
+  if (!parsed) return 2;
+  const { values } = parsed;
   const groupDomain = values['group-domain'] ?? DEFAULT_GROUP_DOMAIN;
   const domainProblem = dns1123Subdomain(groupDomain);
   if (domainProblem) {

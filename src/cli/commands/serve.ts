@@ -1,8 +1,7 @@
 /** `fleetgate serve`: the HTTPS admission webhook. */
-import { parseArgs } from 'node:util';
 import { pino } from 'pino';
 import { serve } from '../../server/serve.js';
-import type { CliIO, Command } from '../io.js';
+import { parseFlags, type CliIO, type Command } from '../io.js';
 
 const HELP = `Usage: fleetgate serve [flags]
 
@@ -37,33 +36,29 @@ Example:
 `;
 
 async function run(args: string[], io: CliIO): Promise<number> {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args,
-      strict: true,
-      options: {
-        port: { type: 'string' },
-        'probe-port': { type: 'string' },
-        'bind-address': { type: 'string' },
-        'cert-dir': { type: 'string' },
-        'tls-cert-file': { type: 'string' },
-        'tls-private-key-file': { type: 'string' },
-        'tls-min-version': { type: 'string' },
-        'group-domain': { type: 'string' },
-        'allow-no-execute-taint-policy': { type: 'string' },
-        'client-ca-file': { type: 'string' },
-        context: { type: 'string', multiple: true },
-        kubeconfig: { type: 'string' },
-        'in-cluster': { type: 'boolean' },
-        'context-failure-policy': { type: 'string' },
-        'log-level': { type: 'string' },
-      },
-    }));
-  } catch (err) {
-    io.stderr(`fleetgate serve: ${(err as Error).message}\n`);
-    return 2;
-  }
+  const parsed = parseFlags('serve', io, {
+    args,
+    strict: true,
+    options: {
+      port: { type: 'string' },
+      'probe-port': { type: 'string' },
+      'bind-address': { type: 'string' },
+      'cert-dir': { type: 'string' },
+      'tls-cert-file': { type: 'string' },
+      'tls-private-key-file': { type: 'string' },
+      'tls-min-version': { type: 'string' },
+      'group-domain': { type: 'string' },
+      'allow-no-execute-taint-policy': { type: 'string' },
+      'client-ca-file': { type: 'string' },
+      context: { type: 'string', multiple: true },
+      kubeconfig: { type: 'string' },
+      'in-cluster': { type: 'boolean' },
+      'context-failure-policy': { type: 'string' },
+      'log-level': { type: 'string' },
+    },
+  });
+  if (!parsed) return 2;
+  const { values } = parsed;
   // Flag problems are usage errors (exit 2); a server that cannot start is a failure (exit 1).
   const usage = (message: string) => {
     io.stderr(`fleetgate serve: ${message}\nRun 'fleetgate serve --help' for usage.\n`);

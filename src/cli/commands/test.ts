@@ -3,8 +3,7 @@
  * test/policies/README.md) and reports each case as text, JSON or JUnit XML.
  */
 import { dirname } from 'node:path';
-import { parseArgs } from 'node:util';
-import type { CliIO, Command } from '../io.js';
+import { parseFlags, type CliIO, type Command } from '../io.js';
 import { junitXml, type JUnitSuite } from '../junit.js';
 import { SuiteLoader, findSuites, formatProblem, type Suite } from '../test-suite.js';
 import { runCase, type CaseOutcome } from '../test-run.js';
@@ -136,19 +135,14 @@ function junit(outcomes: readonly SuiteOutcome[]): string {
 }
 
 async function run(args: string[], io: CliIO): Promise<number> {
-  let values;
-  let positionals: string[];
-  try {
-    ({ values, positionals } = parseArgs({
-      args,
-      strict: true,
-      allowPositionals: true,
-      options: { output: { type: 'string', short: 'o' } },
-    }));
-  } catch (err) {
-    io.stderr(`fleetgate test: ${(err as Error).message}\nRun 'fleetgate test --help' for usage.\n`);
-    return 2;
-  }
+  const parsed = parseFlags('test', io, {
+    args,
+    strict: true,
+    allowPositionals: true,
+    options: { output: { type: 'string', short: 'o' } },
+  });
+  if (!parsed) return 2;
+  const { values, positionals } = parsed;
   const format = (values.output ?? 'text') as Format;
   if (!FORMATS.includes(format)) {
     io.stderr(`fleetgate test: --output must be text, json or junit, got "${values.output}"\n`);

@@ -1,5 +1,4 @@
 /** `fleetgate validate`: check manifests offline, as the webhook would, for CI pipelines. */
-import { parseArgs } from 'node:util';
 import { validate, type ValidationResult } from '../../validate.js';
 import { applyDefaults } from '../../defaults.js';
 import { formatCause } from '../../field.js';
@@ -8,7 +7,7 @@ import { staticLookups } from '../../server/context.js';
 import type { Lookups, Operation } from '../../rule.js';
 import { problemPosition, readManifests, readObjects, type Manifest, type ReadProblem } from '../../manifests.js';
 import { junitXml, type JUnitSuite } from '../junit.js';
-import type { CliIO, Command } from '../io.js';
+import { parseFlags, type CliIO, type Command } from '../io.js';
 
 const HELP = `Usage: fleetgate validate [flags] PATH... | -
 
@@ -61,27 +60,22 @@ const identity = (o: Record<string, unknown>) => {
 const keyOf = (id: ReturnType<typeof identity>) => `${id.kind}/${id.namespace ?? ''}/${id.name}`;
 
 async function run(args: string[], io: CliIO): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args,
-      allowPositionals: true,
-      strict: true,
-      options: {
-        output: { type: 'string', short: 'o', default: 'text' },
-        strict: { type: 'boolean', default: false },
-        operation: { type: 'string', default: 'CREATE' },
-        old: { type: 'string' },
-        context: { type: 'string', multiple: true },
-        'show-defaults': { type: 'boolean', default: false },
-        'group-domain': { type: 'string', default: DEFAULT_GROUP_DOMAIN },
-        quiet: { type: 'boolean', short: 'q', default: false },
-      },
-    });
-  } catch (err) {
-    io.stderr(`fleetgate validate: ${(err as Error).message}\n\n${HELP}`);
-    return 2;
-  }
+  const parsed = parseFlags('validate', io, {
+    args,
+    allowPositionals: true,
+    strict: true,
+    options: {
+      output: { type: 'string', short: 'o', default: 'text' },
+      strict: { type: 'boolean', default: false },
+      operation: { type: 'string', default: 'CREATE' },
+      old: { type: 'string' },
+      context: { type: 'string', multiple: true },
+      'show-defaults': { type: 'boolean', default: false },
+      'group-domain': { type: 'string', default: DEFAULT_GROUP_DOMAIN },
+      quiet: { type: 'boolean', short: 'q', default: false },
+    },
+  });
+  if (!parsed) return 2;
   const { values, positionals } = parsed;
   const format = values.output as Format;
   const usage = (message: string) => {
