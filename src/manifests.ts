@@ -61,8 +61,18 @@ function expandsBeyond(value: unknown, limit: number): boolean {
   return false;
 }
 
-/** Files named by `paths` (directories expanded, sorted for stable output). */
-export function expandPaths(paths: readonly string[], problems: ReadProblem[]): string[] {
+export interface WalkOptions {
+  /** Whether a file found inside a directory is wanted (files named explicitly always are). */
+  accept(path: string): boolean;
+  /** Directories not to descend into, by name. */
+  skipDirectory?(name: string): boolean;
+}
+
+/**
+ * Files named by `paths`, directories searched recursively in sorted order for stable
+ * output; a path that cannot be read becomes a problem, and the others are still walked.
+ */
+export function walkFiles(paths: readonly string[], problems: ReadProblem[], options: WalkOptions): string[] {
   const files: string[] = [];
   const visit = (path: string, explicit: boolean) => {
     let isDirectory: boolean;
@@ -73,16 +83,21 @@ export function expandPaths(paths: readonly string[], problems: ReadProblem[]): 
       return;
     }
     if (isDirectory) {
-      for (const entry of readdirSync(path).sort()) visit(join(path, entry), false);
-    } else if (explicit || MANIFEST_FILE.test(path)) {
+      for (const entry of readdirSync(path, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+        if (entry.isDirectory() && options.skipDirectory?.(entry.name)) continue;
+        visit(join(path, entry.name), false);
+      }
+    } else if (explicit || options.accept(path)) {
       files.push(path);
     }
   };
-  for (const path of paths) {
-    if (path === '-') files.push('-');
-    else visit(path, true);
-  }
+  for (const path of paths) visit(path, true);
   return files;
+}
+
+/** Manifest files named by `paths` (`-` is standard input). */
+export function expandPaths(paths: readonly string[], problems: ReadProblem[]): string[] {
+  return paths.flatMap((path) => (path === '-' ? ['-'] : walkFiles([path], problems, { accept: (file) => MANIFEST_FILE.test(file) })));
 }
 
 /** `spec.taints[0].effect` → ['spec', 'taints', 0, 'effect']; `spec.overall[cpu]` → [..., 'cpu']. */

@@ -4,13 +4,13 @@
  * key with file:line:column for every mistake, and loading what their cases refer to
  * (object files, JSON Patches, context files) so that running a case needs no I/O.
  */
-import { readFileSync, readdirSync, statSync } from 'node:fs';
-import { dirname, isAbsolute, join } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { basename, dirname, isAbsolute, join } from 'node:path';
 import { LineCounter, isAlias, isMap, isScalar, isSeq, parseDocument, type Document, type Node, type Pair, type YAMLMap } from 'yaml';
 import { applyPatch, type Operation as PatchOperation } from 'rfc6902';
 import type { CauseType, Lookups } from '../index.js';
 import { staticLookups } from '../server/context.js';
-import { parseManifests, problemPosition, readObjects, type ReadProblem } from '../manifests.js';
+import { parseManifests, problemPosition, readObjects, walkFiles, type ReadProblem } from '../manifests.js';
 import { KUBECTL_YAML } from '../yaml.js';
 import { isRecord } from '../is.js';
 
@@ -66,30 +66,11 @@ export function formatProblem(p: ReadProblem): string {
 
 /** Suite files under `paths`: directories are searched recursively (skipping dot folders and node_modules); files are taken as suites. */
 export function findSuites(paths: readonly string[], problems: ReadProblem[]): string[] {
-  const found: string[] = [];
-  const visit = (path: string, explicit: boolean) => {
-    let directory: boolean;
-    try {
-      directory = statSync(path).isDirectory();
-    } catch (err) {
-      problems.push({ file: path, message: (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file or directory' : (err as Error).message });
-      return;
-    }
-    if (!directory) {
-      // Only named files get here: a file given on the command line is a suite whatever its name.
-      if (explicit) found.push(path);
-      return;
-    }
-    for (const entry of readdirSync(path, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
-      if (entry.isDirectory()) {
-        if (!entry.name.startsWith('.') && entry.name !== 'node_modules') visit(join(path, entry.name), false);
-      } else if (SUITE_FILE_NAMES.includes(entry.name)) {
-        found.push(join(path, entry.name));
-      }
-    }
-  };
-  for (const path of paths) visit(path, true);
-  return [...new Set(found)];
+  const suites = walkFiles(paths, problems, {
+    accept: (file) => SUITE_FILE_NAMES.includes(basename(file)),
+    skipDirectory: (name) => name.startsWith('.') || name === 'node_modules',
+  });
+  return [...new Set(suites)];
 }
 
 const CAUSE_TYPES: Record<string, CauseType> = {
