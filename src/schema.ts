@@ -1,68 +1,43 @@
 /**
- * The one Ajv instance. Schemas are compiled once per kind; ajv's error objects are
- * turned into causes here and nowhere else.
+ * The schema pass. Validators come precompiled with the build (see
+ * schema-compiler.ts) or, when running from source, are compiled once per schema;
+ * ajv's error objects are turned into causes here and nowhere else.
  */
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import addFormatsModule from 'ajv-formats';
+import type { ErrorObject, ValidateFunction } from 'ajv';
 import { child, forbidden, index, invalid, key, notSupported, required, tooLong, tooMany, type Cause } from './field.js';
-import * as names from './checks/names.js';
-import { QUANTITY_FORMAT_MESSAGE, isQuantity } from './checks/quantity.js';
-import { cronScheduleError } from './checks/cron.js';
-import { timeZoneError } from './checks/timezone.js';
+import { formatChecks } from './schema-formats.js';
+import { compileSchema } from './schema-compiler.js';
 
-// ajv-formats ships CommonJS with a default export that ESM sees one level down.
-const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule) as unknown as (
-  ajv: Ajv,
-  formats: string[],
-) => Ajv;
+export { formatChecks };
 
-/**
- * Formats used by the kind schemas. Each returns the problem as a message, so the
- * cause says exactly what is wrong; ajv only needs the yes/no.
- */
-export const formatChecks: Record<string, (value: string) => string | undefined> = {
-  'dns1123-label': names.dns1123Label,
-  'dns1123-subdomain': names.dns1123Subdomain,
-  'dns1035-label': names.dns1035Label,
-  'qualified-name': names.qualifiedName,
-  'label-value': names.labelValue,
-  'path-segment-name': names.pathSegmentName,
-  'cluster-name': names.clusterName,
-  'port-name': names.portName,
-  'fqdn': names.fullyQualifiedDomainName,
-  'ip': names.ipAddress,
-  'dns-hostname': names.dnsHostname,
-  'camel-case': names.camelCase,
-  'camel-case-with-domain': names.camelCaseWithDomain,
-  'group-version': names.groupVersion,
-  'quantity': (v) => (isQuantity(v) ? undefined : QUANTITY_FORMAT_MESSAGE),
-  'cron-schedule': cronScheduleError,
-  'iana-time-zone': timeZoneError,
-  'date-time': () => 'must be an RFC 3339 date-time such as "2026-01-02T15:04:05Z"',
-  'byte': () => 'must be base64-encoded data',
-};
-
-// Not `verbose`: it slows every validation down, while the error path can resolve what it needs from the paths.
-const ajv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true, validateFormats: true });
-addFormats(ajv, ['date-time', 'byte']);
-for (const [name, check] of Object.entries(formatChecks)) {
-  if (name === 'date-time' || name === 'byte') continue;
-  ajv.addFormat(name, { type: 'string', validate: (v: string) => check(v) === undefined });
+/** The build's precompiled validators by kind, or undefined when running from source. */
+async function loadPrecompiled(): Promise<Record<string, ValidateFunction> | undefined> {
+  try {
+    return (await import(new URL('./validators.generated.js', import.meta.url).href)) as Record<string, ValidateFunction>;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ERR_MODULE_NOT_FOUND') return undefined;
+    throw err;
+  }
 }
-// Editor-facing annotations that carry no validation.
-ajv.addKeyword({ keyword: 'x-kubernetes-preserve-unknown-fields' });
 
+const precompiled = await loadPrecompiled();
 const compiled = new WeakMap<object, ValidateFunction>();
 
 /** Compiles a schema once; later calls with the same schema object reuse the validator. */
 export function compile(schema: object): ValidateFunction {
   let fn = compiled.get(schema);
   if (!fn) {
-    fn = ajv.compile(schema);
+    fn = compileSchema(schema);
     compiled.set(schema, fn);
   }
   return fn;
 }
+
+/** The validator of a served kind: the precompiled one when the build made it. */
+export const kindValidator = (rules: { kind: string; schema: object }): ValidateFunction => precompiled?.[rules.kind] ?? compile(rules.schema);
+
+/** Whether kind validators come precompiled (false when running from source). */
+export const usesPrecompiledValidators = precompiled !== undefined;
 
 export interface SchemaResult {
   causes: Cause[];
@@ -70,9 +45,8 @@ export interface SchemaResult {
   unknownFields: string[];
 }
 
-/** Runs the schema pass. */
-export function checkSchema(schema: object, data: unknown): SchemaResult {
-  const validateFn = compile(schema);
+/** Runs the schema pass, with `validateFn` compiled from `schema` (by default, compiled here). */
+export function checkSchema(schema: object, data: unknown, validateFn: ValidateFunction = compile(schema)): SchemaResult {
   if (validateFn(data)) return { causes: [], unknownFields: [] };
   return toCauses(schema, data, validateFn.errors ?? []);
 }

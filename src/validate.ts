@@ -4,7 +4,7 @@
  * rules through the injected lookups.
  */
 import { formatCause, invalid, notSupported, type Cause } from './field.js';
-import { checkSchema, unknownFieldCause } from './schema.js';
+import { checkSchema, kindValidator, unknownFieldCause } from './schema.js';
 import { checkMetadata, checkMetadataUpdate } from './metadata.js';
 import { DEFAULT_GROUP_DOMAIN, apiVersion, rulesFor, supportedKinds } from '../rules/index.js';
 import type { KindRules, Lookups, MaybePromise, Operation, RuleContext, RuleOptions } from './rule.js';
@@ -65,7 +65,7 @@ export function validate(object: unknown, options: ValidateOptions = {}): MaybeP
   }
 
   const statusOnly = ctx.subResource === 'status';
-  const schema = checkSchema(rules.schema, object);
+  const schema = checkSchema(rules.schema, object, kindValidator(rules));
   const schemaCauses = statusOnly ? schema.causes.filter((c) => inStatusWrite(c.field)) : schema.causes;
   ctx.causes.push(...schemaCauses);
   const unknownFields = statusOnly ? schema.unknownFields.filter(inStatusWrite) : schema.unknownFields;

@@ -1,0 +1,80 @@
+/**
+ * The build precompiles the kind schemas (scripts/compile-validators.mjs); tests from
+ * source compile them at run time. Both must give ajv the very same verdicts and
+ * errors, so every example is mutated at every field and both validators compared.
+ */
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import type { ValidateFunction } from 'ajv';
+import { compile } from '../../src/schema.js';
+import { ajvFormats } from '../../src/schema-formats.js';
+import { ruleModules, rulesFor } from '../../rules/index.js';
+import { examples } from '../fixtures/index.js';
+
+const generated = new URL('../../dist/src/validators.generated.js', import.meta.url);
+const built = existsSync(fileURLToPath(generated));
+
+type Json = unknown;
+const BAD_VALUES: Json[] = [null, {}, [], '', 'Bad_Name!', -1, 1e12, 1.5, true, '0 0 L * *', '9999-99-99'];
+
+/** The example with one change at every place: each value replaced by each bad value, each key removed, an unknown key added. */
+function* mutations(root: Json): Generator<Json> {
+  function* at(node: Json, replace: (value: Json | typeof REMOVE) => Json): Generator<Json> {
+    for (const bad of BAD_VALUES) yield replace(bad);
+    yield replace(REMOVE);
+    if (Array.isArray(node)) {
+      for (let i = 0; i < node.length; i++) yield* at(node[i], (v) => replace(v === REMOVE ? node.filter((_, j) => j !== i) : node.map((x, j) => (j === i ? v : x))));
+    } else if (node && typeof node === 'object') {
+      const obj = node as Record<string, Json>;
+      yield replace({ ...obj, unknownFieldForTest: 1 });
+      for (const key of Object.keys(obj)) {
+        yield* at(obj[key], (v) => {
+          const copy = { ...obj };
+          if (v === REMOVE) delete copy[key];
+          else copy[key] = v;
+          return replace(copy);
+        });
+      }
+    }
+  }
+  yield* at(root, (v) => (v === REMOVE ? {} : v));
+}
+const REMOVE = Symbol('remove');
+
+describe.skipIf(!built)('precompiled validators (dist/, which npm test builds first)', async () => {
+  const precompiled = built ? ((await import(generated.href)) as Record<string, ValidateFunction>) : {};
+
+  it('exist for every kind', () => {
+    expect(Object.keys(precompiled).sort()).toEqual(ruleModules.map((r) => r.kind).sort());
+  });
+
+  it('have every format the schemas use', () => {
+    const used = new Set<string>();
+    const walk = (s: unknown) => {
+      if (Array.isArray(s)) s.forEach(walk);
+      else if (s && typeof s === 'object') for (const [k, v] of Object.entries(s)) (k === 'format' && typeof v === 'string' ? used.add(v) : walk(v));
+    };
+    ruleModules.forEach((r) => walk(r.schema));
+    expect([...used].filter((f) => !(f in ajvFormats))).toEqual([]);
+  });
+
+  it.each(examples.map((e) => [e.kind as string, e] as const))('agree with the run-time compiled schema on mutations of the %s example', (kind, example) => {
+    const rules = rulesFor(kind)!;
+    const runtime = compile(rules.schema);
+    const fast = precompiled[kind]!;
+    let count = 0;
+    let denied = 0;
+    for (const object of mutations(example)) {
+      const a = runtime(object);
+      const b = fast(object);
+      expect({ valid: b, errors: fast.errors }).toEqual({ valid: a, errors: runtime.errors });
+      count++;
+      if (!a) denied++;
+    }
+    // Enough variety that both verdicts and many error kinds were compared (Work embeds raw manifests, which accept anything).
+    expect(count).toBeGreaterThan(100);
+    expect(denied).toBeGreaterThan(count / 4);
+    expect(denied).toBeLessThan(count);
+  });
+});
