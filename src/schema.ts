@@ -94,7 +94,7 @@ function describeType(type: string | string[] | undefined): string {
   return type ?? 'unknown';
 }
 
-const unescapePointer = (segment: string) => segment.replace(/~1/g, '/').replace(/~0/g, '~');
+const unescapePointer = (segment: string) => (segment.includes('~') ? segment.replace(/~1/g, '/').replace(/~0/g, '~') : segment);
 
 /** The value a JSON pointer (ajv's instancePath, or a schemaPath without its leading '#') points at. */
 function resolvePointer(root: unknown, pointer: string): unknown {

@@ -29,12 +29,18 @@ export const Int64 = (range: { minimum?: number; maximum?: number } = {}) => Typ
 /** RFC 3339 timestamp. */
 export const Time = () => Type.String({ format: 'date-time' });
 
+/**
+ * map[string]V. Written as `additionalProperties` (as Kubernetes CRDs write maps) rather
+ * than TypeBox's Record, whose catch-all key pattern costs a regex test per key.
+ */
+export const MapOf = <S extends TSchema>(values: S) => Type.Unsafe<Record<string, Static<S>>>({ type: 'object', additionalProperties: values });
+
 /** A resource quantity: `500m`, `4Gi`, or a bare number. */
 export const Quantity = () => Type.Unsafe<string | number>({ type: ['string', 'number'], format: 'quantity' });
 
 /** map[string]Quantity, keyed by resource name. */
-export const QuantityMap = () => Type.Record(Type.String(), Quantity());
-export const StringMap = () => Type.Record(Type.String(), Type.String());
+export const QuantityMap = () => MapOf(Quantity());
+export const StringMap = () => MapOf(Type.String());
 
 /** Embedded objects the API keeps as they are (manifests, raw status). */
 export const RawObject = () =>
