@@ -1,5 +1,5 @@
 /** WorkloadRebalancer (apps.<domain>/v1alpha1, cluster-scoped): a job that reschedules the listed workloads. */
-import { Arr, Int32, Int64, Obj, Opt, ReqStr, Str, Time, Type, envelope, type Static } from './_shared/schema.js';
+import { Arr, Int32, Int64, Obj, Opt, ReqStr, Str, Time, Unsafe, envelope, type Static } from './_shared/schema.js';
 import { add, checkUnique, child, index, isRecord, isString, list, record } from './_shared/checks.js';
 import { duplicate, invalid, required } from '../src/field.js';
 import { dns1123Label } from '../src/checks/names.js';
@@ -19,7 +19,7 @@ type ObjectReference = Static<typeof ObjectReference>;
  * `workloads:` with no value is null in YAML; the schema lets null through so that it is
  * reported as the missing list it is (errors #7: nil or empty), not as a type mismatch.
  */
-const Workloads = Type.Unsafe<ObjectReference[] | null>({ type: ['array', 'null'], items: ObjectReference, minItems: 1 });
+const Workloads = Unsafe<ObjectReference[] | null>({ type: ['array', 'null'], items: ObjectReference, minItems: 1 });
 
 const WorkloadRebalancerSpec = Obj({
   workloads: Workloads,

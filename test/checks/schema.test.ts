@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { Arr, Enum, Int32, Obj, Opt, Quantity, QuantityMap, ReqStr, Str, Type } from '../../rules/_shared/schema.js';
+import { Type } from '@sinclair/typebox';
+import { Arr, Enum, Int32, Obj, Opt, Quantity, QuantityMap, ReqStr, Str } from '../../rules/_shared/schema.js';
 import { checkSchema, pointerToPath } from '../../src/schema.js';
 import { Invalid, NotSupported, Required, TooLong, type Want } from '../helpers.js';
 
