@@ -6,14 +6,13 @@
  *
  * Large streams are the common case in CI (a rendered chart, a kustomize build), so
  * documents are parsed with js-yaml, an order of magnitude faster than the `yaml`
- * package; the latter builds its source-position tree only for the documents whose
- * problems need the line of a field.
+ * package. Lines of fields come from a second js-yaml parse that records where every
+ * node starts, made only for the documents whose problems need one.
  */
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import jsyaml from 'js-yaml';
-import { LineCounter, isCollection, parseDocument, type Node as YamlNode } from 'yaml';
-import { KUBECTL_JSYAML_SCHEMA, KUBECTL_YAML } from './yaml.js';
+import { KUBECTL_JSYAML_SCHEMA } from './yaml.js';
 import { isRecord } from './is.js';
 
 export interface Manifest {
@@ -110,20 +109,108 @@ function pathSegments(field: string): (string | number)[] {
   return segments;
 }
 
-/** Resolves field paths to lines within one document's source tree. */
-function locate(node: YamlNode | null, lineCounter: LineCounter, segments: (string | number)[], fallback: number): number {
-  let current: unknown = node;
-  let line = fallback;
+/** A node of one document as js-yaml composed it. */
+interface PositionNode {
+  /** 0-based line within the document's text where the node was opened. */
+  line: number;
+  kind: string | null;
+  result: unknown;
+  /**
+   * A mapping's keys and values, alternating; a sequence's items; nothing for other nodes.
+   * A key without a value (`? k` alone, `{k, ...}`) breaks the alternation, so fields after
+   * it may not be found and resolve to the mapping's line.
+   */
+  children: PositionNode[];
+}
+
+/**
+ * Parses a document's text again, with the same schema, recording the line of every
+ * node. js-yaml reports each node it composes as an `open` and a `close` event, nested
+ * like the document, so a stack of open nodes rebuilds the tree.
+ */
+function positionTree(text: string): PositionNode | undefined {
+  const open: PositionNode[] = [];
+  let root: PositionNode | undefined;
+  jsyaml.load(text, {
+    schema: KUBECTL_JSYAML_SCHEMA,
+    listener(event, state) {
+      if (event === 'open') {
+        open.push({ line: state.line, kind: null, result: undefined, children: [] });
+        return;
+      }
+      const node = open.pop()!;
+      node.kind = state.kind;
+      node.result = state.result;
+      settle(node);
+      const parent = open.at(-1);
+      if (parent) parent.children.push(node);
+      else root = node;
+    },
+  });
+  return root;
+}
+
+const isCollection = (node: PositionNode) => node.kind === 'mapping' || node.kind === 'sequence';
+
+/**
+ * Drops what js-yaml composed on the way to a node but did not keep. Where a block mapping
+ * may start (`- {a: 1}`), js-yaml first reads a would-be key and, finding no `:`, keeps
+ * what it read as the whole node: a scalar then has that attempt as a child, and a flow
+ * collection is the only child of a node with the same value.
+ */
+function settle(node: PositionNode): void {
+  if (!isCollection(node)) {
+    node.children = [];
+    return;
+  }
+  const only = node.children.length === 1 ? node.children[0]! : undefined;
+  if (only && only.kind === node.kind && only.result === node.result) node.children = only.children;
+}
+
+/**
+ * The node of a sequence's item. js-yaml composes no node for an empty item (a `-` with
+ * nothing after it), so when there are fewer nodes than items they are matched by value.
+ */
+function itemNode(sequence: PositionNode, index: number): PositionNode | undefined {
+  const items = sequence.result as unknown[];
+  if (sequence.children.length === items.length) return sequence.children[index];
+  let next = 0;
+  for (let i = 0; i <= index && i < items.length; i++) {
+    const candidate = sequence.children[next];
+    if (candidate && Object.is(candidate.result, items[i])) {
+      if (i === index) return candidate;
+      next++;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * One step down a path: the child node and the line a reader finds it on. A field's line is
+ * its key's (a scalar value shares it; a nested one starts below it); an item has no key,
+ * so it is the item's own line. Keys compare as js-yaml turned them into property names.
+ */
+function step(node: PositionNode, segment: string | number): { node: PositionNode; line: number } | undefined {
+  if (node.kind === 'mapping') {
+    for (let i = 0; i + 1 < node.children.length; i += 2) {
+      const key = node.children[i]!;
+      if (String(key.result) === String(segment)) return { node: node.children[i + 1]!, line: key.line };
+    }
+  } else if (node.kind === 'sequence' && typeof segment === 'number') {
+    const item = itemNode(node, segment);
+    if (item) return { node: item, line: item.line };
+  }
+  return undefined;
+}
+
+/** The 0-based line of the field at `segments`, or of its nearest existing parent; undefined when not even the first segment exists. */
+function locate(root: PositionNode | undefined, segments: (string | number)[]): number | undefined {
+  let node = root;
+  let line: number | undefined;
   for (const segment of segments) {
-    if (!isCollection(current)) break;
-    const next = current.get(segment, true) as YamlNode | undefined;
-    if (!next?.range) break;
-    // A key's line is where the user reads the field; a scalar value shares it. Sequence
-    // items have no key: the item itself is the place.
-    const pair =
-      typeof segment === 'number' ? undefined : (current.items as { key?: { value?: unknown; range?: [number] } }[]).find((item) => item.key?.value === segment);
-    line = lineCounter.linePos((pair?.key?.range ?? next.range)[0]).line;
-    current = next;
+    const next = node && step(node, segment);
+    if (!next) break;
+    ({ node, line } = next);
   }
   return line;
 }
@@ -134,29 +221,50 @@ interface Chunk {
   firstLine: number;
 }
 
+/** A `---` marker at the start of a line (other than the first), followed by a space, a tab or the line's end. */
+const MARKER = /\n---(?=[ \t\n]|\r\n|\r?$)/g;
+
+/** How many `\n` are in `text`. */
+function countNewlines(text: string): number {
+  let count = 0;
+  for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) count++;
+  return count;
+}
+
 /**
  * Splits a stream at its `---` markers. A marker only ever starts a line at column 0
  * (block content is indented), so this needs no YAML parse. The marker line stays with
- * its document, which may carry content after it.
+ * its document, which may carry content after it; the line break before it does not.
  */
 function chunks(text: string): Chunk[] {
   const result: Chunk[] = [];
-  const lines = text.split('\n');
   let start = 0;
-  for (let i = 1; i <= lines.length; i++) {
-    if (i === lines.length || /^---(?:[ \t]|$)/.test(lines[i]!.replace(/\r$/, ''))) {
-      result.push({ text: lines.slice(start, i).join('\n'), firstLine: start + 1 });
-      start = i;
-    }
+  let firstLine = 1;
+  for (const marker of text.matchAll(MARKER)) {
+    const chunk = text.slice(start, marker.index);
+    result.push({ text: chunk, firstLine });
+    firstLine += countNewlines(chunk) + 1;
+    start = marker.index + 1;
   }
+  result.push({ text: text.slice(start), firstLine });
   return result;
 }
 
+/** Lines without content: blank, a comment, a marker (with a comment at most) or a directive. */
+const BLANK_OR_COMMENT = /^\s*(?:#.*)?\r?$/;
+const MARKER_LINE = /^(?:---|\.\.\.)(?:\s+#.*)?\s*$/;
+const DIRECTIVE = /^%/;
+
 /** The first line of a document that carries content (not a marker, comment or blank). */
 function contentLine(chunk: Chunk): number {
-  const lines = chunk.text.split('\n');
-  const i = lines.findIndex((l) => !/^\s*(#.*)?$/.test(l) && !/^(---|\.\.\.)\s*$/.test(l) && !/^%/.test(l));
-  return chunk.firstLine + Math.max(i, 0);
+  const { text } = chunk;
+  for (let start = 0, line = chunk.firstLine; ; line++) {
+    const end = text.indexOf('\n', start);
+    const content = text.slice(start, end === -1 ? text.length : end);
+    if (!BLANK_OR_COMMENT.test(content) && !MARKER_LINE.test(content) && !DIRECTIVE.test(content)) return line;
+    if (end === -1) return chunk.firstLine;
+    start = end + 1;
+  }
 }
 
 /** Parses one file's text into its objects. */
@@ -189,18 +297,11 @@ export function parseManifests(text: string, file: string): { manifests: Manifes
     }
 
     // The position tree is built on first use, and only for this document.
-    let tree: { root: YamlNode | null; lines: LineCounter } | undefined;
-    const positions = () => {
-      if (!tree) {
-        const lines = new LineCounter();
-        const doc = parseDocument(chunk.text, { ...KUBECTL_YAML, lineCounter: lines });
-        tree = { root: doc.contents as YamlNode | null, lines };
-      }
-      return tree;
-    };
+    let tree: PositionNode | undefined;
     const lineIn = (prefix: (string | number)[], field: string, fallback: number) => {
-      const t = positions();
-      return chunk.firstLine - 1 + locate(t.root, t.lines, [...prefix, ...pathSegments(field)], fallback - chunk.firstLine + 1);
+      tree ??= positionTree(chunk.text);
+      const line = locate(tree, [...prefix, ...pathSegments(field)]);
+      return line === undefined ? fallback : chunk.firstLine + line;
     };
 
     if (typeof value.kind === 'string' && value.kind.endsWith('List') && Array.isArray(value.items)) {

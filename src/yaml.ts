@@ -1,8 +1,8 @@
 /**
  * YAML as kubectl reads it (go-yaml v2, then JSON): YAML 1.1 booleans (`yes`, `on`, `y`)
  * and integers (`0755` is octal), merge keys, but timestamps stay strings and `22:22`
- * is not a base-60 number. Two parsers share these rules: js-yaml for speed, and the
- * `yaml` package where source positions are needed.
+ * is not a base-60 number. Two parsers share these rules: js-yaml reads manifests, and
+ * the `yaml` package reads `fleetgate test` suites, whose checks need its document model.
  */
 import jsyaml from 'js-yaml';
 import type { DocumentOptions, ParseOptions, SchemaOptions } from 'yaml';

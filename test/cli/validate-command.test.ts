@@ -54,6 +54,39 @@ describe('fleetgate validate', () => {
     expect(report.results.every((r: any) => r.status === 'valid')).toBe(true);
   });
 
+  it('gives exact lines in a CRLF stream with comments, a List and a marker carrying content', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'fleetgate-lines-'));
+    const file = join(dir, 'stream.yaml');
+    const stream = [
+      /* 1 */ '# rendered by a chart',
+      /* 2 */ '--- {apiVersion: v1, kind: ConfigMap, metadata: {name: settings}}',
+      /* 3 */ '---',
+      /* 4 */ '# the bad one',
+      /* 5 */ 'apiVersion: cluster.karmada.io/v1alpha1',
+      /* 6 */ 'kind: Cluster',
+      /* 7 */ 'metadata: {name: m1}',
+      /* 8 */ 'spec:',
+      /* 9 */ '  syncMode: Push',
+      /* 10 */ '  taints:',
+      /* 11 */ '  - key: dedicated',
+      /* 12 */ '    effect: Foo',
+      /* 13 */ '---',
+      /* 14 */ 'apiVersion: v1',
+      /* 15 */ 'kind: List',
+      /* 16 */ 'items:',
+      /* 17 */ '- apiVersion: cluster.karmada.io/v1alpha1',
+      /* 18 */ '  kind: Cluster',
+      /* 19 */ '  metadata: {name: m2}',
+      /* 20 */ '  spec: {syncMode: Sometimes}',
+    ];
+    writeFileSync(file, stream.join('\r\n') + '\r\n');
+    const { code, stdout } = await cli(['validate', file]);
+    expect(code).toBe(1);
+    const lines = stdout.split('\n');
+    expect(lines).toContain(`${file}:12: Cluster "m1" is invalid: spec.taints[0].effect: Unsupported value: "Foo": supported values: "NoSchedule", "PreferNoSchedule", "NoExecute"`);
+    expect(lines.find((l) => l.includes('Cluster "m2" is invalid'))).toMatch(new RegExp(`^${file.replace(/[.]/g, '\\.')}:20: Cluster "m2" is invalid: spec\\.syncMode: `));
+  });
+
   it('reads standard input', async () => {
     const { code, stdout } = await cli(['validate', '-'], stringify(badCluster));
     expect(code).toBe(1);
