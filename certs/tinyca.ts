@@ -6,7 +6,11 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync, chmodSync } from 'node:fs';
 import { X509Certificate } from 'node:crypto';
 import { join } from 'node:path';
-import forge from 'node-forge';
+import type Forge from 'node-forge';
+import { lazyRequire } from '../src/lazy.js';
+
+// Only generating certificates needs node-forge; a server whose certificates exist never loads it.
+const forge = lazyRequire<typeof Forge>('node-forge');
 
 export interface KeyPair {
   certPem: string;
@@ -23,20 +27,20 @@ const DEFAULT_DAYS = 365;
 
 /** 16 random bytes as a positive DER integer: top bit clear, and no leading zero byte. */
 function serialNumber(): string {
-  const bytes = forge.random.getBytesSync(16).split('').map((c) => c.charCodeAt(0));
+  const bytes = forge().random.getBytesSync(16).split('').map((c) => c.charCodeAt(0));
   bytes[0] = (bytes[0]! & 0x7f) | 0x01;
   return bytes.map((b) => b.toString(16).padStart(2, '0')).join('');
 }
 
-function validity(cert: forge.pki.Certificate, days: number): void {
+function validity(cert: Forge.pki.Certificate, days: number): void {
   const now = new Date();
   cert.validity.notBefore = new Date(now.getTime() - 5 * 60 * 1000); // tolerate small clock skew
   cert.validity.notAfter = new Date(now.getTime() + days * 24 * 60 * 60 * 1000);
 }
 
 export function createCA(commonName = 'fleetgate development CA', days = DEFAULT_DAYS): KeyPair {
-  const keys = forge.pki.rsa.generateKeyPair({ bits: 2048, e: 0x10001 });
-  const cert = forge.pki.createCertificate();
+  const keys = forge().pki.rsa.generateKeyPair({ bits: 2048, e: 0x10001 });
+  const cert = forge().pki.createCertificate();
   cert.publicKey = keys.publicKey;
   cert.serialNumber = serialNumber();
   validity(cert, days);
@@ -48,8 +52,8 @@ export function createCA(commonName = 'fleetgate development CA', days = DEFAULT
     { name: 'keyUsage', keyCertSign: true, cRLSign: true, critical: true },
     { name: 'subjectKeyIdentifier' },
   ]);
-  cert.sign(keys.privateKey, forge.md.sha256.create());
-  return { certPem: forge.pki.certificateToPem(cert), keyPem: forge.pki.privateKeyToPem(keys.privateKey) };
+  cert.sign(keys.privateKey, forge().md.sha256.create());
+  return { certPem: forge().pki.certificateToPem(cert), keyPem: forge().pki.privateKeyToPem(keys.privateKey) };
 }
 
 export function createServingCert(ca: KeyPair, options: ServingCertOptions): KeyPair {
@@ -62,10 +66,10 @@ export function createClientCert(ca: KeyPair, commonName: string, days = DEFAULT
 }
 
 function signLeaf(ca: KeyPair, commonName: string, options: ServingCertOptions, usage: { serverAuth?: boolean; clientAuth?: boolean }): KeyPair {
-  const caCert = forge.pki.certificateFromPem(ca.certPem);
-  const caKey = forge.pki.privateKeyFromPem(ca.keyPem);
-  const keys = forge.pki.rsa.generateKeyPair({ bits: 2048, e: 0x10001 });
-  const cert = forge.pki.createCertificate();
+  const caCert = forge().pki.certificateFromPem(ca.certPem);
+  const caKey = forge().pki.privateKeyFromPem(ca.keyPem);
+  const keys = forge().pki.rsa.generateKeyPair({ bits: 2048, e: 0x10001 });
+  const cert = forge().pki.createCertificate();
   cert.publicKey = keys.publicKey;
   cert.serialNumber = serialNumber();
   validity(cert, options.days ?? DEFAULT_DAYS);
@@ -81,8 +85,8 @@ function signLeaf(ca: KeyPair, commonName: string, options: ServingCertOptions, 
     { name: 'extKeyUsage', ...usage },
     ...(altNames.length ? [{ name: 'subjectAltName', altNames }] : []),
   ]);
-  cert.sign(caKey, forge.md.sha256.create());
-  return { certPem: forge.pki.certificateToPem(cert), keyPem: forge.pki.privateKeyToPem(keys.privateKey) };
+  cert.sign(caKey, forge().md.sha256.create());
+  return { certPem: forge().pki.certificateToPem(cert), keyPem: forge().pki.privateKeyToPem(keys.privateKey) };
 }
 
 export interface DevCertFiles {

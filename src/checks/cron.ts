@@ -5,7 +5,9 @@
  * field parsing; the checks here only close the gaps where it accepts more than robfig
  * (seconds or year fields, `L`/`W`/`#`/`H`, day-of-week 7) or lacks a robfig form.
  */
-import { CronExpressionParser } from 'cron-parser';
+import { lazyRequire } from '../lazy.js';
+
+const cronParser = lazyRequire<typeof import('cron-parser')>('cron-parser');
 
 const DESCRIPTORS = new Set(['@yearly', '@annually', '@monthly', '@weekly', '@daily', '@midnight', '@hourly']);
 const MONTHS = new Set(['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec']);
@@ -43,7 +45,7 @@ function check(schedule: string): string | undefined {
     if (problem) return `${FIELD_NAMES[i]} field "${fields[i]}": ${problem}`;
   }
   try {
-    CronExpressionParser.parse(fields.join(' '), { strict: false });
+    cronParser().CronExpressionParser.parse(fields.join(' '), { strict: false });
   } catch (err) {
     return (err as Error).message;
   }

@@ -4,7 +4,9 @@
  * 5.2 mode) and must define the global function the member is for, taking the
  * parameters the control plane passes.
  */
-import luaparse from 'luaparse';
+import { lazyRequire } from '../lazy.js';
+
+const luaparse = lazyRequire<typeof import('luaparse')>('luaparse');
 
 export interface LuaFunctionSpec {
   name: string;
@@ -33,7 +35,7 @@ type Node = { type: string; [k: string]: unknown };
 function check(script: string, fn: LuaFunctionSpec): string | undefined {
   let chunk: { body: Node[] };
   try {
-    chunk = luaparse.parse(script, { luaVersion: '5.2', comments: false, locations: false, ranges: false }) as unknown as { body: Node[] };
+    chunk = luaparse().parse(script, { luaVersion: '5.2', comments: false, locations: false, ranges: false }) as unknown as { body: Node[] };
   } catch (err) {
     const e = err as Error & { line?: number; column?: number };
     const message = e.message.replace(/^\[\d+:\d+\]\s*/, '');

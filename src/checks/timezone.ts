@@ -1,5 +1,8 @@
 /** IANA time zone names, checked with luxon (which uses the runtime's ICU data). */
-import { IANAZone } from 'luxon';
+import { lazyRequire } from '../lazy.js';
+
+// The CommonJS build: cron-parser loads that one too, so the process holds one luxon, not two.
+const luxon = lazyRequire<typeof import('luxon')>('luxon');
 
 // Asking ICU builds an Intl.DateTimeFormat (tens of µs); the set of zones in use is small.
 const cache = new Map<string, string | undefined>();
@@ -21,7 +24,7 @@ export function timeZoneError(zone: string): string | undefined {
 function check(zone: string): string | undefined {
   if (zone === '') return 'must be an IANA time zone name such as "Europe/Berlin", or omitted';
   if (zone === 'Local') return 'must be an explicit IANA time zone name; "Local" depends on where the controller runs';
-  if (!IANAZone.isValidZone(zone) || !hasIanaCase(zone)) return `unknown time zone ${zone}`;
+  if (!luxon().IANAZone.isValidZone(zone) || !hasIanaCase(zone)) return `unknown time zone ${zone}`;
   return undefined;
 }
 

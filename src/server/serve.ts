@@ -11,7 +11,6 @@ import type { AddressInfo } from 'node:net';
 import { pino, type Logger } from 'pino';
 import { createApp, type AppOptions } from './app.js';
 import { createMetrics } from './metrics.js';
-import { loadContext } from './context.js';
 import { kubeLookups, type KubeLookups } from './kube.js';
 import { ensureDevCerts } from '../../certs/tinyca.js';
 import { DEFAULT_GROUP_DOMAIN } from '../../rules/index.js';
@@ -100,7 +99,8 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
   if (sources > 1) throw new Error('choose one source of lookups: --context, --kubeconfig or --in-cluster');
   const files = tlsFiles(options, log);
   const initialTls = secureContext(files, options.clientCaFile);
-  const staticLookups = options.contextPaths?.length ? loadContext(options.contextPaths) : undefined;
+  // The YAML readers behind --context are loaded only when it is given.
+  const staticLookups = options.contextPaths?.length ? (await import('./context.js')).loadContext(options.contextPaths) : undefined;
   if (staticLookups) log.info({ paths: options.contextPaths }, 'context lookups answered from files');
   const metrics = createMetrics({ processMetrics: true });
   let kube: KubeLookups | undefined;
