@@ -17,9 +17,18 @@ import { isRecord } from './is.js';
 
 export interface Manifest {
   object: Record<string, unknown>;
-  /** Where the object is: the file (or `<stdin>`) and the 1-based line it starts on. */
+  source: Source;
+}
+
+/**
+ * Where an object is. Separate from the object, so a report can keep the places of
+ * thousands of objects without keeping the objects.
+ */
+export interface Source {
+  /** The file, or `<stdin>`. */
   file: string;
-  line: number;
+  /** The 1-based line the object starts on. */
+  readonly line: number;
   /** The line of a field given by its path (`spec.taints[0].effect`), or of its nearest existing parent. */
   lineOf(field: string): number;
 }
@@ -269,8 +278,13 @@ function contentLine(chunk: Chunk): number {
 
 /** Parses one file's text into its objects. */
 export function parseManifests(text: string, file: string): { manifests: Manifest[]; problems: ReadProblem[] } {
-  const manifests: Manifest[] = [];
   const problems: ReadProblem[] = [];
+  const manifests = [...manifestsIn(text, file, problems)];
+  return { manifests, problems };
+}
+
+/** The objects of one file's text, one document at a time; problems are added to `problems`. */
+function* manifestsIn(text: string, file: string, problems: ReadProblem[]): Generator<Manifest> {
   for (const chunk of chunks(text)) {
     let value: unknown;
     try {
@@ -287,7 +301,8 @@ export function parseManifests(text: string, file: string): { manifests: Manifes
     }
     if (value === null || value === undefined) continue;
     const start = contentLine(chunk);
-    if (expandsBeyond(value, MAX_EXPANDED_NODES)) {
+    // Without an anchor (`&`) there is no alias to expand, and no need to walk the document.
+    if (chunk.text.includes('&') && expandsBeyond(value, MAX_EXPANDED_NODES)) {
       problems.push({ file, line: start, message: `document expands to more than ${MAX_EXPANDED_NODES.toLocaleString('en-US')} values through YAML aliases; refusing it` });
       continue;
     }
@@ -305,34 +320,37 @@ export function parseManifests(text: string, file: string): { manifests: Manifes
     };
 
     if (typeof value.kind === 'string' && value.kind.endsWith('List') && Array.isArray(value.items)) {
-      value.items.forEach((item, i) => {
+      for (const [i, item] of value.items.entries()) {
         const prefix = ['items', i];
         if (!isRecord(item)) {
           problems.push({ file, line: lineIn(prefix, '', start), message: `items[${i}] is not an object` });
-          return;
+          continue;
         }
         // An item's line, like a field's, is looked up only if something reports it.
-        manifests.push({
-          object: item,
+        const source: Source = {
           file,
           get line() {
             return lineIn(prefix, '', start);
           },
           lineOf: (field) => lineIn(prefix, field, start),
-        });
-      });
+        };
+        yield { object: item, source };
+      }
     } else {
-      manifests.push({ object: value, file, line: start, lineOf: (field) => lineIn([], field, start) });
+      yield { object: value, source: { file, line: start, lineOf: (field) => lineIn([], field, start) } };
     }
   }
-  return { manifests, problems };
 }
 
-/** Reads every manifest in `paths`; `-` reads `stdin`. */
-export function readManifests(paths: readonly string[], stdin: () => string = () => readFileSync(0, 'utf8')): ReadResult {
-  const problems: ReadProblem[] = [];
-  const files = expandPaths(paths, problems);
-  const manifests: Manifest[] = [];
+const readStdin = () => readFileSync(0, 'utf8');
+
+/**
+ * The manifests of `files` (`-` is standard input), one at a time as each file is
+ * parsed: a caller that keeps only what it reports lets the objects go as it goes,
+ * which for a stream of thousands halves the memory and the garbage collector's work.
+ * Problems are added to `problems`.
+ */
+export function* streamManifests(files: readonly string[], problems: ReadProblem[], stdin: () => string = readStdin): Generator<Manifest> {
   for (const file of files) {
     let text: string;
     try {
@@ -341,10 +359,15 @@ export function readManifests(paths: readonly string[], stdin: () => string = ()
       problems.push({ file, message: (err as Error).message });
       continue;
     }
-    const parsed = parseManifests(text, file === '-' ? '<stdin>' : file);
-    manifests.push(...parsed.manifests);
-    problems.push(...parsed.problems);
+    yield* manifestsIn(text, file === '-' ? '<stdin>' : file, problems);
   }
+}
+
+/** Reads every manifest in `paths`; `-` reads `stdin`. */
+export function readManifests(paths: readonly string[], stdin: () => string = readStdin): ReadResult {
+  const problems: ReadProblem[] = [];
+  const files = expandPaths(paths, problems);
+  const manifests = [...streamManifests(files, problems, stdin)];
   return { manifests, problems, files: files.length };
 }
 

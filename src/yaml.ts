@@ -16,15 +16,17 @@ const TRUE = /^(?:y|Y|yes|Yes|YES|true|True|TRUE|on|On|ON)$/;
 const FALSE = /^(?:n|N|no|No|NO|false|False|FALSE|off|Off|OFF)$/;
 const bool11 = new jsyaml.Type('tag:yaml.org,2002:bool', {
   kind: 'scalar',
-  resolve: (data: string | null) => data !== null && (TRUE.test(data) || FALSE.test(data)),
+  // Every plain scalar of a document is offered to this resolver: rule most out by length first.
+  resolve: (data: string | null) => data !== null && data.length <= 5 && (TRUE.test(data) || FALSE.test(data)),
   construct: (data: string) => TRUE.test(data),
   predicate: (value: unknown) => typeof value === 'boolean',
 });
 
+const MAY_START_INT = /^[-+0-9]/;
 const INT11 = /^[-+]?(?:0|[1-9][0-9_]*|0[0-7_]+|0x[0-9a-fA-F_]+|0b[01_]+)$/;
 const int11 = new jsyaml.Type('tag:yaml.org,2002:int', {
   kind: 'scalar',
-  resolve: (data: string | null) => data !== null && INT11.test(data),
+  resolve: (data: string | null) => data !== null && MAY_START_INT.test(data) && INT11.test(data),
   construct: (data: string) => {
     const text = data.replace(/_/g, '');
     const sign = text.startsWith('-') ? -1 : 1;

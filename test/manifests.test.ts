@@ -6,7 +6,7 @@ function linesOf(lines: string[], fields: string[], { index = 0, eol = '\n' } = 
   const { manifests, problems } = parseManifests(lines.join(eol) + eol, 'm.yaml');
   expect(problems).toEqual([]);
   const manifest = manifests[index]!;
-  return Object.fromEntries(fields.map((f) => [f, manifest.lineOf(f)]));
+  return Object.fromEntries(fields.map((f) => [f, manifest.source.lineOf(f)]));
 }
 
 const cluster = [
@@ -119,16 +119,16 @@ describe('parseManifests: lines of fields', () => {
       /* 14 */ '    - effect: Foo',
     ];
     const { manifests } = parseManifests(yaml.join('\n'), 'list.yaml');
-    expect(manifests.map((m) => [m.object.kind, m.line])).toEqual([['A', 4], ['B', 8], ['C', 10], ['D', 11]]);
-    expect(manifests[0]!.lineOf('spec.x')).toBe(6);
-    expect(manifests[1]!.lineOf('spec.y[1]')).toBe(9);
-    expect(manifests[2]!.lineOf('spec.x')).toBe(10);
-    expect(manifests[3]!.lineOf('spec.taints[0].effect')).toBe(14);
+    expect(manifests.map((m) => [m.object.kind, m.source.line])).toEqual([['A', 4], ['B', 8], ['C', 10], ['D', 11]]);
+    expect(manifests[0]!.source.lineOf('spec.x')).toBe(6);
+    expect(manifests[1]!.source.lineOf('spec.y[1]')).toBe(9);
+    expect(manifests[2]!.source.lineOf('spec.x')).toBe(10);
+    expect(manifests[3]!.source.lineOf('spec.taints[0].effect')).toBe(14);
 
     const json = ['{', '  "kind": "List",', '  "items": [', '    {', '      "kind": "A",', '      "spec": {"x": [1, 2]}', '    },', '    {', '      "kind": "B"', '    }', '  ]', '}'];
     const parsed = parseManifests(json.join('\n'), 'list.json');
-    expect(parsed.manifests.map((m) => m.line)).toEqual([4, 8]);
-    expect(parsed.manifests[0]!.lineOf('spec.x[1]')).toBe(6);
+    expect(parsed.manifests.map((m) => m.source.line)).toEqual([4, 8]);
+    expect(parsed.manifests[0]!.source.lineOf('spec.x[1]')).toBe(6);
   });
 
   it('counts lines the same in a CRLF file, where comments before a document are not its start', () => {
@@ -146,9 +146,9 @@ describe('parseManifests: lines of fields', () => {
       /* 11 */ '  z: 1',
     ];
     const { manifests } = parseManifests(doc.join('\r\n') + '\r\n', 'crlf.yaml');
-    expect(manifests.map((m) => m.line)).toEqual([3, 9]);
-    expect(manifests[0]!.lineOf('spec.taints[0].effect')).toBe(6);
-    expect(manifests[1]!.lineOf('spec.z')).toBe(11);
+    expect(manifests.map((m) => m.source.line)).toEqual([3, 9]);
+    expect(manifests[0]!.source.lineOf('spec.taints[0].effect')).toBe(6);
+    expect(manifests[1]!.source.lineOf('spec.z')).toBe(11);
   });
 
   it('splits at `---` markers, with comments, blank lines and content after them', () => {
@@ -178,9 +178,9 @@ describe('parseManifests: lines of fields', () => {
     ];
     const { manifests, problems } = parseManifests(stream.join('\n') + '\n', 's.yaml');
     expect(problems).toEqual([]);
-    expect(manifests.map((m) => [m.object.kind, m.line])).toEqual([['A', 6], ['B', 10], ['C', 13], ['D', 16], ['E', 21]]);
-    expect(manifests.map((m) => m.lineOf('spec'))).toEqual([7, 11, 13, 17, 21]);
-    expect([manifests[0]!.lineOf('spec.a'), manifests[1]!.lineOf('spec.b'), manifests[2]!.lineOf('spec.c'), manifests[3]!.lineOf('spec.e')]).toEqual([8, 12, 13, 19]);
+    expect(manifests.map((m) => [m.object.kind, m.source.line])).toEqual([['A', 6], ['B', 10], ['C', 13], ['D', 16], ['E', 21]]);
+    expect(manifests.map((m) => m.source.lineOf('spec'))).toEqual([7, 11, 13, 17, 21]);
+    expect([manifests[0]!.source.lineOf('spec.a'), manifests[1]!.source.lineOf('spec.b'), manifests[2]!.source.lineOf('spec.c'), manifests[3]!.source.lineOf('spec.e')]).toEqual([8, 12, 13, 19]);
   });
 
   it('reports a syntax error at its line in the file, past earlier documents', () => {

@@ -5,7 +5,7 @@ import { formatCause } from '../../field.js';
 import { rulesFor, DEFAULT_GROUP_DOMAIN, apiGroup } from '../../../rules/index.js';
 import { staticLookups } from '../../server/context.js';
 import type { Lookups, Operation } from '../../rule.js';
-import { problemPosition, readManifests, readObjects, type Manifest, type ReadProblem } from '../../manifests.js';
+import { expandPaths, problemPosition, readManifests, readObjects, streamManifests, type ReadProblem, type Source } from '../../manifests.js';
 import { junitXml, type JUnitSuite } from '../junit.js';
 import { parseFlags, type CliIO, type Command } from '../io.js';
 
@@ -40,8 +40,9 @@ Examples:
 
 type Format = 'text' | 'json' | 'junit';
 
+/** What the report needs of one object: its place and verdict, not the object itself. */
 interface Checked {
-  manifest: Manifest;
+  source: Source;
   kind: string;
   name: string;
   namespace?: string;
@@ -89,8 +90,8 @@ async function run(args: string[], io: CliIO): Promise<number> {
   if (positionals.length === 0) return usage('no PATH given (use - for standard input); see fleetgate validate --help');
   if (values.old === '-' && positionals.includes('-')) return usage('standard input can be read once: give --old or PATH as a file');
 
-  const read = readManifests(positionals, io.stdin);
-  const problems: ReadProblem[] = [...read.problems];
+  const problems: ReadProblem[] = [];
+  const files = expandPaths(positionals, problems);
 
   const olds = new Map<string, Record<string, unknown>>();
   if (values.old) {
@@ -106,34 +107,31 @@ async function run(args: string[], io: CliIO): Promise<number> {
   }
 
   const started = Date.now();
-  const progress = (done: number) => {
+  const progress = (done: number, source: Source) => {
     if (io.stderrIsTTY && Date.now() - started > PROGRESS_AFTER_MS && done % 100 === 0) {
-      io.stderr(`\rvalidated ${done}/${read.manifests.length} objects`);
+      io.stderr(`\r\x1b[Kvalidated ${done} objects (${source.file})`);
     }
   };
 
+  // Objects are validated as they are parsed and let go; only their places and verdicts are kept.
   const checked: Checked[] = [];
-  for (const [i, manifest] of read.manifests.entries()) {
-    const id = identity(manifest.object);
-    const rules = rulesFor(manifest.object.kind);
+  for (const { object, source } of streamManifests(files, problems, io.stdin)) {
+    const id = identity(object);
+    const rules = rulesFor(object.kind);
     if (!rules) {
-      checked.push({ manifest, ...id });
+      checked.push({ source, ...id });
       continue;
     }
     const oldObject = operation === 'UPDATE' ? olds.get(keyOf(id)) : undefined;
     if (operation === 'UPDATE' && values.old && !oldObject) {
-      problems.push({ file: manifest.file, line: manifest.line, message: `${id.kind} "${id.name}": no stored object with this kind, namespace and name in ${values.old}` });
+      problems.push({ file: source.file, line: source.line, message: `${id.kind} "${id.name}": no stored object with this kind, namespace and name in ${values.old}` });
     }
-    const result = await validate(manifest.object, {
-      operation,
-      oldObject,
-      groupDomain: values['group-domain'],
-      lookups,
-      strict: values.strict,
-    });
-    const patch = values['show-defaults'] ? applyDefaults(manifest.object, { operation }).patch : undefined;
-    checked.push({ manifest, ...id, result, patch });
-    progress(i + 1);
+    const verdict = validate(object, { operation, oldObject, groupDomain: values['group-domain'], lookups, strict: values.strict });
+    // Only lookups can make the verdict a Promise; awaiting every object would cost a microtask each.
+    const result = verdict instanceof Promise ? await verdict : verdict;
+    const patch = values['show-defaults'] ? applyDefaults(object, { operation }).patch : undefined;
+    checked.push({ source, ...id, result, patch });
+    progress(checked.length, source);
   }
   if (io.stderrIsTTY && Date.now() - started > PROGRESS_AFTER_MS) io.stderr('\r\x1b[K');
 
@@ -142,7 +140,7 @@ async function run(args: string[], io: CliIO): Promise<number> {
   const skipped = checked.filter((c) => !c.result);
   const unservedIsError = values.strict && skipped.length > 0;
   const summary = {
-    files: read.files,
+    files: files.length,
     objects: checked.length,
     valid: served.length - invalid.length,
     invalid: invalid.length,
@@ -159,7 +157,7 @@ async function run(args: string[], io: CliIO): Promise<number> {
   return invalid.length || unservedIsError ? 1 : 0;
 }
 
-const where = (c: { manifest: Manifest }) => `${c.manifest.file}:${c.manifest.line}`;
+const where = (c: Checked) => `${c.source.file}:${c.source.line}`;
 /** `Cluster "m1"`, or `MultiClusterService "default/web"` so a namespaced object can be found. */
 const displayName = (c: Checked) => `${c.kind} "${c.namespace ? `${c.namespace}/` : ''}${c.name}"`;
 
@@ -171,7 +169,7 @@ function textReport(checked: Checked[], problems: ReadProblem[], summary: Record
       if (strict) lines.push(`${where(c)}: ${displayName(c)}: kind ${c.kind} is not served by fleetgate`);
       continue;
     }
-    for (const cause of c.result.causes) lines.push(`${c.manifest.file}:${c.manifest.lineOf(cause.field)}: ${displayName(c)} is invalid: ${formatCause(cause)}`);
+    for (const cause of c.result.causes) lines.push(`${c.source.file}:${c.source.lineOf(cause.field)}: ${displayName(c)} is invalid: ${formatCause(cause)}`);
     for (const warning of c.result.warnings) lines.push(`${where(c)}: Warning: ${displayName(c)}: ${warning}`);
     if (c.patch?.length) lines.push(`${where(c)}: ${displayName(c)} defaults: ${JSON.stringify(c.patch)}`);
   }
@@ -188,14 +186,14 @@ function jsonReport(checked: Checked[], problems: ReadProblem[], summary: Record
     summary,
     errors: problems,
     results: checked.map((c) => ({
-      file: c.manifest.file,
-      line: c.manifest.line,
+      file: c.source.file,
+      line: c.source.line,
       kind: c.kind,
       ...(c.result ? { group: apiGroup(rulesFor(c.kind)!, groupDomain) } : {}),
       namespace: c.namespace,
       name: c.name,
       status: c.result ? (c.result.allowed ? 'valid' : 'invalid') : 'skipped',
-      causes: (c.result?.causes ?? []).map((cause) => ({ ...cause, line: c.manifest.lineOf(cause.field) })),
+      causes: (c.result?.causes ?? []).map((cause) => ({ ...cause, line: c.source.lineOf(cause.field) })),
       warnings: c.result?.warnings ?? [],
       ...(c.patch ? { defaults: c.patch } : {}),
     })),
@@ -216,16 +214,16 @@ function junitSuites(checked: Checked[], problems: ReadProblem[], strict: boolea
     const name = `${displayName(c)} (${where(c)})`;
     const classname = c.result ? `${c.kind}.${apiGroup(rulesFor(c.kind)!, groupDomain)}` : c.kind;
     if (!c.result) {
-      suite(c.manifest.file).cases.push(
+      suite(c.source.file).cases.push(
         strict
           ? { name, classname, failure: { message: `kind ${c.kind} is not served by fleetgate`, details: '' } }
           : { name, classname, skipped: `kind ${c.kind} is not served by fleetgate` },
       );
     } else if (!c.result.allowed) {
       const details = c.result.causes.map(formatCause).join('\n');
-      suite(c.manifest.file).cases.push({ name, classname, failure: { message: `${c.result.causes.length} problem(s): ${formatCause(c.result.causes[0]!)}`, details } });
+      suite(c.source.file).cases.push({ name, classname, failure: { message: `${c.result.causes.length} problem(s): ${formatCause(c.result.causes[0]!)}`, details } });
     } else {
-      suite(c.manifest.file).cases.push({ name, classname });
+      suite(c.source.file).cases.push({ name, classname });
     }
   }
   return [...byFile.values()];
