@@ -9,6 +9,8 @@ export interface CliIO {
   stdin?: () => string;
   /** Whether stderr is a terminal (progress is shown only then). */
   stderrIsTTY?: boolean;
+  /** The clock progress is timed by, in milliseconds; Date.now unless a test drives it. */
+  now?: () => number;
   /** Called with the running server so the caller can wire signals. */
   onServe?: (server: RunningServer) => void;
 }

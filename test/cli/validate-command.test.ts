@@ -25,6 +25,21 @@ function fixtureDir(): string {
 }
 
 describe('fleetgate validate', () => {
+  it('shows progress on a terminal once a run takes over a second, and clears it at the end', async () => {
+    const stream = Array.from({ length: 250 }, (_, i) => stringify({ ...cluster, metadata: { name: `m${i}` } })).join('---\n');
+    let clock = 0;
+    const slow = await runCli(['validate', '--quiet', '-'], { stdin: () => stream, stderrIsTTY: true, now: () => (clock += 2000) });
+    expect(slow.code).toBe(0);
+    expect(slow.stderr).toContain('validated 100 objects (<stdin>)');
+    expect(slow.stderr).toContain('validated 200 objects (<stdin>)');
+    expect(slow.stderr.endsWith('\r\x1b[K')).toBe(true);
+
+    const fast = await runCli(['validate', '--quiet', '-'], { stdin: () => stream, stderrIsTTY: true, now: () => 0 });
+    expect(fast.stderr).toBe('');
+    const piped = await runCli(['validate', '--quiet', '-'], { stdin: () => stream, stderrIsTTY: false, now: () => (clock += 2000) });
+    expect(piped.stderr).toBe('');
+  });
+
   it('accepts every realistic example: exit 0 and a summary', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'fleetgate-valid-'));
     writeFileSync(join(dir, 'all.yaml'), examples.map((o) => stringify(o)).join('---\n'));

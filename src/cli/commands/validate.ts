@@ -106,9 +106,10 @@ async function run(args: string[], io: CliIO): Promise<number> {
     lookups = staticLookups(context.objects);
   }
 
-  const started = Date.now();
+  const now = io.now ?? Date.now;
+  const started = now();
   const progress = (done: number, source: Source) => {
-    if (io.stderrIsTTY && Date.now() - started > PROGRESS_AFTER_MS && done % 100 === 0) {
+    if (io.stderrIsTTY && done % 100 === 0 && now() - started > PROGRESS_AFTER_MS) {
       io.stderr(`\r\x1b[Kvalidated ${done} objects (${source.file})`);
     }
   };
@@ -133,7 +134,7 @@ async function run(args: string[], io: CliIO): Promise<number> {
     checked.push({ source, ...id, result, patch });
     progress(checked.length, source);
   }
-  if (io.stderrIsTTY && Date.now() - started > PROGRESS_AFTER_MS) io.stderr('\r\x1b[K');
+  if (io.stderrIsTTY && now() - started > PROGRESS_AFTER_MS) io.stderr('\r\x1b[K');
 
   const served = checked.filter((c) => c.result);
   const invalid = served.filter((c) => !c.result!.allowed);
