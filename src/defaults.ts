@@ -3,6 +3,7 @@
  * together with the RFC 6902 JSON Patch that turns the input into the result.
  */
 import { createPatch, type Operation as PatchOperation } from 'rfc6902';
+import type { VoidableDiff } from 'rfc6902/diff.js';
 import { rulesFor } from '../rules/index.js';
 import type { Operation } from './rule.js';
 
@@ -27,6 +28,17 @@ export function applyDefaults<T>(object: T, options: DefaultOptions = {}): Defau
   if (!rules?.defaults) return { object, patch: [] };
   const copy = structuredClone(object);
   rules.defaults(copy, { operation: options.operation ?? 'CREATE', now: options.now ?? new Date() });
-  const patch = createPatch(object, copy);
+  const patch = createPatch(object, copy, itemByItem);
   return { object: patch.length ? copy : object, patch };
 }
+
+/**
+ * Defaults fill fields in; they never insert, remove or reorder items. So arrays of
+ * equal length are compared item by item, sparing rfc6902's edit-distance search, which
+ * runs a deep diff per cell of an n×m table (70 µs for one Cluster with resource models).
+ */
+const itemByItem: VoidableDiff = (input, output, ptr) => {
+  if (!Array.isArray(input) || !Array.isArray(output) || input.length !== output.length) return undefined;
+  const at = ptr.toString();
+  return input.flatMap((item, i) => createPatch(item, output[i], itemByItem).map((op) => ({ ...op, path: `${at}/${i}${op.path}` })));
+};
