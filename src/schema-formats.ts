@@ -5,7 +5,7 @@
  * both take their formats from here.
  */
 import { fullFormats } from 'ajv-formats/dist/formats.js';
-import type { Format } from 'ajv';
+import type { Format, FormatDefinition } from 'ajv';
 import * as names from './checks/names.js';
 import { QUANTITY_FORMAT_MESSAGE, isQuantity } from './checks/quantity.js';
 import { cronScheduleError } from './checks/cron.js';
@@ -33,10 +33,30 @@ export const formatChecks: Record<string, (value: string) => string | undefined>
   'byte': () => 'must be base64-encoded data',
 };
 
+/**
+ * The form the API server writes timestamps in (`2026-01-02T15:04:05Z`, fractions and
+ * offsets allowed) with every field in range, days of the month included. It accepts
+ * only what ajv-formats' date-time accepts, so asking it first changes no verdict; it
+ * spares the common case ajv-formats' split and three regular expressions.
+ */
+const CANONICAL_DATE_TIME = /^(\d{4})-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])T(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d(?:\.\d+)?(?:Z|[+-](?:[01]\d|2[0-3]):[0-5]\d)$/;
+const DAYS_IN_MONTH = [0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+const isLeapYear = (year: number) => year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+
+export function isCanonicalDateTime(value: string): boolean {
+  const m = CANONICAL_DATE_TIME.exec(value);
+  if (!m) return false;
+  const month = Number(m[2]);
+  return Number(m[3]) <= (month === 2 && isLeapYear(Number(m[1])) ? 29 : DAYS_IN_MONTH[month]!);
+}
+
+const fullDateTime = fullFormats['date-time'] as FormatDefinition<string> & { validate: (v: string) => boolean };
+const dateTime: FormatDefinition<string> = { ...fullDateTime, validate: (v: string) => isCanonicalDateTime(v) || fullDateTime.validate(v) };
+
 /** Every format as ajv takes it: ajv-formats' own for the two standard ones, the checks above for the rest. */
 export const ajvFormats: Record<string, Format> = Object.fromEntries(
   Object.entries(formatChecks).map(([name, check]) => [
     name,
-    name === 'date-time' || name === 'byte' ? fullFormats[name] : { type: 'string', validate: (v: string) => check(v) === undefined },
+    name === 'date-time' ? dateTime : name === 'byte' ? fullFormats.byte : { type: 'string', validate: (v: string) => check(v) === undefined },
   ]),
 );

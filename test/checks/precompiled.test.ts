@@ -16,7 +16,25 @@ const generated = new URL('../../dist/src/validators.generated.js', import.meta.
 const built = existsSync(fileURLToPath(generated));
 
 type Json = unknown;
-const BAD_VALUES: Json[] = [null, {}, [], '', 'Bad_Name!', -1, 1e12, 1.5, true, '0 0 L * *', '9999-99-99'];
+/** Every minLength and maxLength the kind schemas use. */
+function lengthLimits(): number[] {
+  const limits = new Set<number>();
+  const walk = (node: unknown) => {
+    if (Array.isArray(node)) node.forEach(walk);
+    else if (node && typeof node === 'object') {
+      for (const [k, v] of Object.entries(node)) (k === 'minLength' || k === 'maxLength') && typeof v === 'number' ? limits.add(v) : walk(v);
+    }
+  };
+  ruleModules.forEach((r) => walk(r.schema));
+  return [...limits];
+}
+
+// Strings exactly at and just past every length limit, in one-unit and in astral characters
+// (two UTF-16 units, one code point), probe the length checks on both sides.
+const BAD_VALUES: Json[] = [
+  null, {}, [], '', 'Bad_Name!', -1, 1e12, 1.5, true, '0 0 L * *', '9999-99-99', '2026-02-29T10:00:00Z', '😀',
+  ...lengthLimits().flatMap((n) => [n - 1, n, n + 1].filter((k) => k >= 0).flatMap((k) => ['x'.repeat(k), '😀'.repeat(k)])),
+];
 
 /** The example with one change at every place: each value replaced by each bad value, each key removed, an unknown key added. */
 function* mutations(root: Json): Generator<Json> {

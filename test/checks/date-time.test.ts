@@ -1,0 +1,46 @@
+/**
+ * The date-time format asks a fast check for the canonical form before ajv-formats.
+ * The fast check must accept nothing ajv-formats rejects, or a verdict would change:
+ * every combination of boundary values is put to both.
+ */
+import { describe, expect, it } from 'vitest';
+import { fullFormats } from 'ajv-formats/dist/formats.js';
+import { ajvFormats, isCanonicalDateTime } from '../../src/schema-formats.js';
+
+const reference = (fullFormats['date-time'] as { validate: (v: string) => boolean }).validate;
+const combined = (ajvFormats['date-time'] as { validate: (v: string) => boolean }).validate;
+
+const years = ['0000', '1900', '2000', '2023', '2024', '999', '20245'];
+const months = ['00', '01', '02', '04', '12', '13', '1'];
+const days = ['00', '01', '28', '29', '30', '31', '32', '1'];
+const times = ['00:00:00', '23:59:59', '24:00:00', '12:60:00', '12:00:60', '23:59:60', '12:00:00.5', '12:00:00.', '1:00:00', '12:00'];
+const zones = ['Z', 'z', '', '+00:00', '-23:59', '+24:00', '+01:60', '+0100', '+01', ' Z'];
+const separators = ['T', 't', ' ', '  ', 'TT'];
+
+function* candidates(): Generator<string> {
+  for (const y of years) for (const m of months) for (const d of days) yield `${y}-${m}-${d}T12:00:00Z`;
+  for (const t of times) for (const z of zones) for (const sep of separators) yield `2024-02-29${sep}${t}${z}`;
+  yield* ['', 'T', '2024-02-29', '12:00:00Z', '2024-02-29T12:00:00Z\n', ' 2024-02-29T12:00:00Z', '２０２４-02-29T12:00:00Z'];
+}
+
+describe('date-time format', () => {
+  it('gives ajv-formats’ verdict on every boundary combination', () => {
+    let accepted = 0;
+    for (const value of candidates()) {
+      expect({ value, valid: combined(value) }).toEqual({ value, valid: reference(value) });
+      if (isCanonicalDateTime(value)) {
+        expect({ value, reference: reference(value) }).toEqual({ value, reference: true });
+        accepted++;
+      }
+    }
+    // The fast path does take the common case.
+    expect(accepted).toBeGreaterThan(50);
+  });
+
+  it('accepts the timestamps the API server writes and refuses impossible dates', () => {
+    expect(combined('2026-11-22T08:00:00Z')).toBe(true);
+    expect(combined('2026-11-22T08:00:00.123456+01:00')).toBe(true);
+    expect(combined('2023-02-29T08:00:00Z')).toBe(false);
+    expect(combined('2026-04-31T08:00:00Z')).toBe(false);
+  });
+});
