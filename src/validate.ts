@@ -117,14 +117,18 @@ function runRules(rules: KindRules, object: Record<string, unknown>, ctx: RuleCo
 }
 
 /** Causes are listed in the object's order: identity, metadata, spec, then status (stable within each). */
-const SECTION_ORDER = ['', 'apiVersion', 'kind', 'metadata', 'spec'];
+const SECTION_RANK = new Map(['', 'apiVersion', 'kind', 'metadata', 'spec'].map((section, rank) => [section, rank]));
 const sectionRank = (field: string): number => {
-  const rank = SECTION_ORDER.indexOf(field.split(/[.[]/, 1)[0]!);
-  return rank < 0 ? SECTION_ORDER.length : rank;
+  const dot = field.indexOf('.');
+  const bracket = field.indexOf('[');
+  const end = Math.min(dot < 0 ? field.length : dot, bracket < 0 ? field.length : bracket);
+  return SECTION_RANK.get(field.slice(0, end)) ?? SECTION_RANK.size;
 };
 
 function finish(ctx: RuleContext): ValidationResult {
-  if (ctx.causes.length === 0) return { allowed: true, causes: [], warnings: ctx.warnings.length > 1 ? [...new Set(ctx.warnings)] : ctx.warnings };
+  const warnings = ctx.warnings.length > 1 ? [...new Set(ctx.warnings)] : ctx.warnings;
+  if (ctx.causes.length === 0) return { allowed: true, causes: [], warnings };
+  if (ctx.causes.length === 1) return { allowed: false, causes: ctx.causes, warnings };
   const seen = new Set<string>();
   const ordered = ctx.causes.map((c, i) => ({ c, i, rank: sectionRank(c.field) })).sort((a, b) => a.rank - b.rank || a.i - b.i);
   const causes = ordered.map((o) => o.c).filter((c) => {
@@ -133,5 +137,5 @@ function finish(ctx: RuleContext): ValidationResult {
     seen.add(id);
     return true;
   });
-  return { allowed: causes.length === 0, causes, warnings: [...new Set(ctx.warnings)] };
+  return { allowed: causes.length === 0, causes, warnings };
 }
