@@ -111,7 +111,8 @@ export function createApp(options: AppOptions = {}): Koa {
     metrics?.verdict(String(request.kind), String(request.operation), verdict);
     if (!logger) return;
     if (verdict === 'allowed') {
-      logger.debug({ ...request, mode, path, patched: Boolean(response?.patch), warnings: response?.warnings?.length ?? 0 }, 'allowed');
+      // Built only when debug is on: allowed is the common case, and at info nothing reads it.
+      if (logger.isLevelEnabled('debug')) logger.debug({ ...request, mode, path, patched: Boolean(response?.patch), warnings: response?.warnings?.length ?? 0 }, 'allowed');
     } else {
       const causes = response?.status?.details?.causes?.map((c) => c.field);
       logger.info({ ...request, mode, path, code, causes, ...(causes ? {} : { message: response?.status?.message }) }, verdict);
