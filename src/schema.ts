@@ -119,16 +119,18 @@ function toCauses(rootSchema: object, data: unknown, errors: ErrorObject[]): Sch
   const unknownFields: string[] = [];
   for (const e of errors) {
     const path = pointerToPath(rootSchema, e.instancePath);
-    // schemaPath is `#/.../<keyword>`; its parent is the schema that holds the keyword.
-    const parent = (resolvePointer(rootSchema, e.schemaPath.slice(1).replace(/\/[^/]*$/, '')) ?? {}) as JsonSchema;
+    if (e.keyword === 'required') {
+      causes.push(required(child(path, (e.params as { missingProperty: string }).missingProperty)));
+      continue;
+    }
+    if (e.keyword === 'additionalProperties') {
+      unknownFields.push(child(path, (e.params as { additionalProperty: string }).additionalProperty));
+      continue;
+    }
     const value = resolvePointer(data, e.instancePath);
+    // schemaPath is `#/.../<keyword>`; its parent is the schema that holds the keyword. Only range messages need it.
+    const parent = () => (resolvePointer(rootSchema, e.schemaPath.slice(1, e.schemaPath.lastIndexOf('/'))) ?? {}) as JsonSchema;
     switch (e.keyword) {
-      case 'required':
-        causes.push(required(child(path, (e.params as { missingProperty: string }).missingProperty)));
-        break;
-      case 'additionalProperties':
-        unknownFields.push(child(path, (e.params as { additionalProperty: string }).additionalProperty));
-        break;
       case 'type':
         // `field:` with no value is null in YAML: for a required field that is a missing value.
         if (value === null && isRequiredProperty(rootSchema, e.schemaPath)) causes.push(required(path));
@@ -143,15 +145,17 @@ function toCauses(rootSchema: object, data: unknown, errors: ErrorObject[]): Sch
         causes.push(notSupported(path, value, [String((e.params as { allowedValue: unknown }).allowedValue)]));
         break;
       case 'minimum':
-      case 'maximum':
-        if (parent.minimum !== undefined && parent.maximum !== undefined) {
-          causes.push(invalid(path, value, `must be between ${parent.minimum} and ${parent.maximum}, inclusive`));
+      case 'maximum': {
+        const { minimum, maximum } = parent();
+        if (minimum !== undefined && maximum !== undefined) {
+          causes.push(invalid(path, value, `must be between ${minimum} and ${maximum}, inclusive`));
         } else if (e.keyword === 'minimum') {
-          causes.push(invalid(path, value, `must be greater than or equal to ${parent.minimum}`));
+          causes.push(invalid(path, value, `must be greater than or equal to ${minimum}`));
         } else {
-          causes.push(invalid(path, value, `must be less than or equal to ${parent.maximum}`));
+          causes.push(invalid(path, value, `must be less than or equal to ${maximum}`));
         }
         break;
+      }
       case 'minLength': {
         const limit = (e.params as { limit: number }).limit;
         causes.push(limit === 1 ? required(path) : invalid(path, value, `must be at least ${limit} characters`));
