@@ -8,6 +8,7 @@ import { add, checkConditions, checkTaintsUnique, checkUnique, child, index, isS
 import { duplicate, forbidden, invalid } from '../src/field.js';
 import { clusterName, dns1123Subdomain } from '../src/checks/names.js';
 import { compareQuantity, parseQuantity, type Quantity as Q } from '../src/checks/quantity.js';
+import { memoizeVerdict } from '../src/checks/memo.js';
 import type { DefaultContext, KindRules, RuleContext } from '../src/rule.js';
 
 export const RESOURCE_MODEL_RESOURCES = ['cpu', 'memory', 'storage', 'ephemeral-storage'] as const;
@@ -56,7 +57,7 @@ const API_ENDPOINT_FORMAT = 'desired format: hostname, hostname:port, IP or IP:p
 const HOST_PORT = /^(\[[0-9A-Fa-f:.]+\]|[^:/?#@\s[\]]+)(?::(\d+))?$/;
 
 /** `hostname`, `hostname:port`, `IP`, `IP:port` as the spec says, and the `https://host:port` URLs in use today. */
-function apiEndpointError(endpoint: string): string | undefined {
+const apiEndpointError = memoizeVerdict((endpoint: string): string | undefined => {
   if (endpoint.includes('://')) {
     let url: URL;
     try {
@@ -77,9 +78,9 @@ function apiEndpointError(endpoint: string): string | undefined {
   if (isIP(host) === 0 && dns1123Subdomain(host.toLowerCase())) return `"${host}" is neither an IP address nor a DNS name; ${API_ENDPOINT_FORMAT}`;
   if (port !== undefined && (Number(port) < 1 || Number(port) > 65535)) return `port ${port} must be between 1 and 65535, inclusive`;
   return undefined;
-}
+});
 
-function proxyURLError(proxy: string): string | undefined {
+const proxyURLError = memoizeVerdict((proxy: string): string | undefined => {
   let url: URL;
   try {
     url = new URL(proxy);
@@ -89,7 +90,7 @@ function proxyURLError(proxy: string): string | undefined {
   const scheme = url.protocol.replace(/:$/, '');
   if (!['http', 'https', 'socks5'].includes(scheme)) return `unsupported scheme "${scheme}", must be http, https, or socks5`;
   return undefined;
-}
+});
 
 function validate(cluster: Cluster, ctx: RuleContext): void {
   const spec = record(cluster.spec);

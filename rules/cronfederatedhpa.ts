@@ -131,7 +131,7 @@ const APPLIED_FIELDS: Record<Exclude<Target, 'unknown'>, readonly (readonly [str
 };
 
 /** A flat record as comparable text, independent of key order. */
-const fingerprint = (value: unknown): string => JSON.stringify(isRecord(value) ? Object.entries(value).sort(([a], [b]) => a.localeCompare(b)) : value);
+const fingerprint = (value: unknown): string => JSON.stringify(isRecord(value) ? Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)) : value);
 
 /**
  * The stored histories by rule name (none on CREATE). Status rules that compare with the spec judge
@@ -171,7 +171,7 @@ function validateStatus(cron: CronFederatedHPA, ctx: RuleContext): void {
     if (target === 'unknown') return;
     const recorded = new Set(list(before?.successfulExecutions).map(fingerprint));
     list(history.successfulExecutions).forEach((execution, j) => {
-      if (!isRecord(execution) || recorded.has(fingerprint(execution))) return;
+      if (!isRecord(execution) || (recorded.size > 0 && recorded.has(fingerprint(execution)))) return;
       for (const [targetField, appliedField] of APPLIED_FIELDS[target]) {
         if (rule[targetField] !== undefined && execution[appliedField] === undefined) {
           add(ctx, required(child(index(child(historyPath, 'successfulExecutions'), j), appliedField), `the rule "${String(history.ruleName)}" sets ${targetField}`));

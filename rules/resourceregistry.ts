@@ -3,6 +3,7 @@ import { Arr, ClusterAffinity, Condition, LocalSecretReference, Obj, Opt, ReqStr
 import { add, checkClusterAffinity, checkConditions, checkUnique, child, index, isRecord, isString, list, record } from './_shared/checks.js';
 import { duplicate, forbidden, invalid } from '../src/field.js';
 import { dns1123Label } from '../src/checks/names.js';
+import { memoizeVerdict } from '../src/checks/memo.js';
 import type { KindRules, RuleContext } from '../src/rule.js';
 
 const ResourceSelector = Obj({
@@ -40,7 +41,7 @@ export type ResourceRegistry = Static<typeof schema>;
 
 const BACKEND_MEMBERS = ['searchEngine', 'openSearch'] as const;
 
-function addressError(address: string): string | undefined {
+const addressError = memoizeVerdict((address: string): string | undefined => {
   const problem = 'must be a valid http or https URL with non-empty scheme and host';
   let url: URL;
   try {
@@ -50,7 +51,7 @@ function addressError(address: string): string | undefined {
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return `${problem}; the scheme is "${url.protocol.replace(/:$/, '')}"`;
   return url.hostname === '' ? problem : undefined;
-}
+});
 
 function checkSelectors(ctx: RuleContext, selectors: unknown, path: string): void {
   const items = list(selectors);

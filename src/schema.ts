@@ -11,9 +11,10 @@ import { compileSchema } from './schema-compiler.js';
 export { formatChecks };
 
 /** The build's precompiled validators by kind, or undefined when running from source. */
-async function loadPrecompiled(): Promise<Record<string, ValidateFunction> | undefined> {
+async function loadPrecompiled(): Promise<Map<string, ValidateFunction> | undefined> {
   try {
-    return (await import(new URL('./validators.generated.js', import.meta.url).href)) as Record<string, ValidateFunction>;
+    // A Map: reading a module namespace object is markedly slower, and this is read per object.
+    return new Map(Object.entries(await import(new URL('./validators.generated.js', import.meta.url).href)));
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ERR_MODULE_NOT_FOUND') return undefined;
     throw err;
@@ -34,7 +35,7 @@ export function compile(schema: object): ValidateFunction {
 }
 
 /** The validator of a served kind: the precompiled one when the build made it. */
-export const kindValidator = (rules: { kind: string; schema: object }): ValidateFunction => precompiled?.[rules.kind] ?? compile(rules.schema);
+export const kindValidator = (rules: { kind: string; schema: object }): ValidateFunction => precompiled?.get(rules.kind) ?? compile(rules.schema);
 
 /** Whether kind validators come precompiled (false when running from source). */
 export const usesPrecompiledValidators = precompiled !== undefined;

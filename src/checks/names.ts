@@ -184,8 +184,8 @@ export function camelCase(value: string): string | undefined {
 
 /** `group/version` or `version` (schema.ParseGroupVersion). */
 export function groupVersion(value: string): string | undefined {
-  const parts = value.split('/');
-  if (parts.length > 2) return `unexpected GroupVersion string: ${value}`;
-  if (parts.some((p) => p.length === 0)) return `unexpected GroupVersion string: ${value}`;
-  return undefined;
+  // `version` or `group/version`, no part empty; read without splitting, as every apiVersion passes here.
+  const slash = value.indexOf('/');
+  const wellFormed = slash < 0 ? value.length > 0 : slash > 0 && slash < value.length - 1 && value.indexOf('/', slash + 1) < 0;
+  return wellFormed ? undefined : `unexpected GroupVersion string: ${value}`;
 }
