@@ -6,6 +6,7 @@
  * (seconds or year fields, `L`/`W`/`#`/`H`, day-of-week 7) or lacks a robfig form.
  */
 import { lazyRequire } from '../lazy.js';
+import { memoizeVerdict } from './memo.js';
 
 const cronParser = lazyRequire<typeof import('cron-parser')>('cron-parser');
 
@@ -17,18 +18,11 @@ const FIELD_NAMES = ['minute', 'hour', 'day of month', 'month', 'day of week'] a
 const GO_DURATION = /^[+-]?(0|((\d+(\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h))+)$/;
 const GO_DURATION_UNIT_NS: Record<string, number> = { ns: 1, us: 1e3, µs: 1e3, μs: 1e3, ms: 1e6, s: 1e9, m: 60e9, h: 3600e9 };
 
-// Re-validating an unchanged object (every UPDATE) should not re-parse its schedules.
-const cache = new Map<string, string | undefined>();
-const CACHE_LIMIT = 4096;
-
-/** Returns why `schedule` is not a schedule the controller can run, or undefined when it is. */
-export function cronScheduleError(schedule: string): string | undefined {
-  if (cache.has(schedule)) return cache.get(schedule);
-  const result = check(schedule);
-  if (cache.size >= CACHE_LIMIT) cache.clear();
-  cache.set(schedule, result);
-  return result;
-}
+/**
+ * Returns why `schedule` is not a schedule the controller can run, or undefined when it is.
+ * Re-validating an unchanged object (every UPDATE) does not re-parse its schedules.
+ */
+export const cronScheduleError: (schedule: string) => string | undefined = memoizeVerdict(check);
 
 function check(schedule: string): string | undefined {
   const trimmed = schedule.trim();
