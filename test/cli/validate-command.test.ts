@@ -45,7 +45,7 @@ describe('fleetgate validate', () => {
     writeFileSync(join(dir, 'all.yaml'), examples.map((o) => stringify(o)).join('---\n'));
     const { code, stdout } = await cli(['validate', dir]);
     expect(code).toBe(0);
-    expect(stdout).toMatch(new RegExp(`^${examples.length} objects in 1 files: ${examples.length} valid, 0 invalid, 0 skipped`, 'm'));
+    expect(stdout).toMatch(new RegExp(`^${examples.length} objects in 1 file: ${examples.length} valid, 0 invalid, 0 skipped`, 'm'));
   });
 
   it('reports an invalid object with file and the line of the field, in kubectl words; exit 1', async () => {

@@ -158,6 +158,7 @@ async function run(args: string[], io: CliIO): Promise<number> {
   return invalid.length || unservedIsError ? 1 : 0;
 }
 
+const count = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
 const where = (c: Checked) => `${c.source.file}:${c.source.line}`;
 /** `Cluster "m1"`, or `MultiClusterService "default/web"` so a namespaced object can be found. */
 const displayName = (c: Checked) => `${c.kind} "${c.namespace ? `${c.namespace}/` : ''}${c.name}"`;
@@ -176,7 +177,7 @@ function textReport(checked: Checked[], problems: ReadProblem[], summary: Record
   }
   if (!quiet) {
     lines.push(
-      `${summary.objects} objects in ${summary.files} files: ${summary.valid} valid, ${summary.invalid} invalid, ${summary.skipped} skipped (kind not served), ${summary.warnings} warnings, ${summary.errors} errors`,
+      `${count(summary.objects, 'object')} in ${count(summary.files, 'file')}: ${summary.valid} valid, ${summary.invalid} invalid, ${summary.skipped} skipped (kind not served), ${count(summary.warnings, 'warning')}, ${count(summary.errors, 'error')}`,
     );
   }
   return lines.length ? `${lines.join('\n')}\n` : '';
