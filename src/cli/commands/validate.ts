@@ -140,7 +140,7 @@ async function run(args: string[], io: CliIO): Promise<number> {
   const invalid = served.filter((c) => !c.result!.allowed);
   const skipped = checked.filter((c) => !c.result);
   const unservedIsError = values.strict && skipped.length > 0;
-  const summary = {
+  const summary: Summary = {
     files: files.length,
     objects: checked.length,
     valid: served.length - invalid.length,
@@ -158,12 +158,22 @@ async function run(args: string[], io: CliIO): Promise<number> {
   return invalid.length || unservedIsError ? 1 : 0;
 }
 
+interface Summary {
+  files: number;
+  objects: number;
+  valid: number;
+  invalid: number;
+  skipped: number;
+  warnings: number;
+  errors: number;
+}
+
 const count = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
 const where = (c: Checked) => `${c.source.file}:${c.source.line}`;
 /** `Cluster "m1"`, or `MultiClusterService "default/web"` so a namespaced object can be found. */
 const displayName = (c: Checked) => `${c.kind} "${c.namespace ? `${c.namespace}/` : ''}${c.name}"`;
 
-function textReport(checked: Checked[], problems: ReadProblem[], summary: Record<string, number>, strict: boolean, quiet: boolean): string {
+function textReport(checked: Checked[], problems: ReadProblem[], summary: Summary, strict: boolean, quiet: boolean): string {
   const lines: string[] = [];
   for (const p of problems) lines.push(`${problemPosition(p)}: error: ${p.message}`);
   for (const c of checked) {
@@ -183,7 +193,7 @@ function textReport(checked: Checked[], problems: ReadProblem[], summary: Record
   return lines.length ? `${lines.join('\n')}\n` : '';
 }
 
-function jsonReport(checked: Checked[], problems: ReadProblem[], summary: Record<string, number>, groupDomain: string) {
+function jsonReport(checked: Checked[], problems: ReadProblem[], summary: Summary, groupDomain: string) {
   return {
     summary,
     errors: problems,
