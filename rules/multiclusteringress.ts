@@ -5,6 +5,7 @@
 import { isIP } from 'node:net';
 import { Arr, Enum, Obj, Opt, Port, PortStatus, ReqStr, Str, StrList, envelope, type Static } from './_shared/schema.js';
 import { add, checkUnique, child, index, isRecord, isString, key, list, record } from './_shared/checks.js';
+import { memoizeVerdict } from '../src/checks/memo.js';
 import { duplicate, invalid, required } from '../src/field.js';
 import { dns1123Subdomain, wildcardDns1123Subdomain } from '../src/checks/names.js';
 import type { KindRules, RuleContext } from '../src/rule.js';
@@ -73,10 +74,10 @@ const isIPAddress = (value: string): boolean =>
   isIP(value) !== 0 || (/^\d{1,3}(\.\d{1,3}){3}$/.test(value) && value.split('.').every((octet) => Number(octet) <= 255));
 
 /** A rule host: precise or `*.`-wildcard DNS name, never an IP. */
-function hostError(host: string): string | undefined {
+const hostError = memoizeVerdict((host: string): string | undefined => {
   if (isIPAddress(host)) return 'must be a DNS name, not an IP address';
   return host.includes('*') ? wildcardDns1123Subdomain(host) : dns1123Subdomain(host);
-}
+});
 
 function validate(mci: MultiClusterIngress, ctx: RuleContext): void {
   checkIngressClassAnnotation(ctx, record(mci.metadata).annotations, record(mci.spec).ingressClassName);

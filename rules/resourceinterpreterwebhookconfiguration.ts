@@ -6,6 +6,7 @@
 import { isIP } from 'node:net';
 import { Arr, Enum, Int32, Obj, Opt, Port, RawObject, ReqStr, Str, envelope, type Static } from './_shared/schema.js';
 import { add, checkUnique, child, index, isRecord, isString, list, record } from './_shared/checks.js';
+import { memoizeVerdict } from '../src/checks/memo.js';
 import { duplicate, forbidden, invalid, required, type Cause } from '../src/field.js';
 import { dns1035Label, dns1123Subdomain } from '../src/checks/names.js';
 import type { DefaultContext, KindRules, Lookups, RuleContext, Service } from '../src/rule.js';
@@ -112,7 +113,7 @@ const HOST_PORT = /^(\[[^\]]*\]|[^:[\]]*)(?::(\d*))?$/;
 const hostOf = (hostPort: string): string => HOST_PORT.exec(hostPort)?.[1]?.replace(/^\[(.*)\]$/, '$1') ?? hostPort;
 
 /** The host must be a DNS name or an IP address; a port, when given, 1..65535. */
-function hostPortError(hostPort: string): string | undefined {
+const hostPortError = memoizeVerdict((hostPort: string): string | undefined => {
   const m = HOST_PORT.exec(hostPort);
   if (!m) return `invalid host or port "${hostPort}"`;
   const bracketed = m[1]!.startsWith('[');
@@ -123,7 +124,7 @@ function hostPortError(hostPort: string): string | undefined {
   }
   if (port !== undefined && port !== '' && (Number(port) < 1 || Number(port) > 65535)) return `port ${port} must be between 1 and 65535, inclusive`;
   return undefined;
-}
+});
 
 /**
  * `<service>.<namespace>.svc` and `...svc.cluster.local`. Clusters with another
