@@ -86,6 +86,9 @@ function normalize(num: bigint, den: bigint): Quantity {
 
 /** -1, 0 or 1 as a is less than, equal to or greater than b. */
 export function compareQuantity(a: Quantity, b: Quantity): -1 | 0 | 1 {
+  // Parses are cached, so the same spelling is the same object; whole quantities share a denominator.
+  if (a === b) return 0;
+  if (a.den === b.den) return a.num < b.num ? -1 : a.num > b.num ? 1 : 0;
   const left = a.num * b.den;
   const right = b.num * a.den;
   return left < right ? -1 : left > right ? 1 : 0;
