@@ -22,21 +22,18 @@ export const add = (ctx: RuleContext, cause: Cause): void => {
 };
 
 /** Reports every item whose key was already seen, at the later item. */
-export function checkUnique<T>(
-  ctx: RuleContext,
-  items: readonly T[],
-  keyOf: (item: T) => unknown,
-  report: (item: T, i: number, key: string) => Cause,
-): void {
-  const seen = new Set<string>();
-  items.forEach((item, i) => {
-    const k = keyOf(item);
-    if (k === undefined || k === null || k === '') return;
-    // Strings and other values get distinct keys, so the string '1' and the number 1 differ.
-    const id = typeof k === 'string' ? `s${k}` : `j${JSON.stringify(k)}`;
-    if (seen.has(id)) ctx.causes.push(report(item, i, id));
+export function checkUnique<T>(ctx: RuleContext, items: readonly T[], keyOf: (item: T) => unknown, report: (item: T, i: number) => Cause): void {
+  // Strings and other values are kept apart, so the string '1' and the number 1 differ.
+  const strings = new Set<string>();
+  let others: Set<string> | undefined;
+  for (let i = 0; i < items.length; i++) {
+    const k = keyOf(items[i]!);
+    if (k === undefined || k === null || k === '') continue;
+    const seen = typeof k === 'string' ? strings : (others ??= new Set());
+    const id = typeof k === 'string' ? k : JSON.stringify(k);
+    if (seen.has(id)) ctx.causes.push(report(items[i]!, i));
     else seen.add(id);
-  });
+  }
 }
 
 /** Condition lists are maps keyed by `type`: a type may appear once. */
