@@ -46,8 +46,15 @@ export const supportedKinds: readonly string[] = ruleModules.map((r) => r.kind);
 
 /** `cluster.karmada.io`, or the group under another domain. */
 export const apiGroup = (rules: KindRules, groupDomain = DEFAULT_GROUP_DOMAIN): string => `${rules.group}.${groupDomain}`;
-export const apiVersion = (rules: KindRules, groupDomain = DEFAULT_GROUP_DOMAIN): string =>
-  `${apiGroup(rules, groupDomain)}/${rules.version}`;
+export const apiVersion = (rules: KindRules, groupDomain = DEFAULT_GROUP_DOMAIN): string => {
+  // Asked once per validated object; a process serves one domain, so the last answer is kept.
+  const last = lastApiVersion.get(rules);
+  if (last?.groupDomain === groupDomain) return last.apiVersion;
+  const answer = `${apiGroup(rules, groupDomain)}/${rules.version}`;
+  lastApiVersion.set(rules, { groupDomain, apiVersion: answer });
+  return answer;
+};
+const lastApiVersion = new WeakMap<KindRules, { groupDomain: string; apiVersion: string }>();
 
 export interface KindInfo {
   kind: string;

@@ -66,6 +66,22 @@ type JsonSchema = {
 /** Turns a JSON pointer into a field path, rendering map keys as `[key]` and struct fields as `.name`. */
 export function pointerToPath(rootSchema: object, pointer: string): string {
   if (pointer === '') return '';
+  // The same mistakes recur at the same places; the walk through the schema is done once per place.
+  let paths = renderedPaths.get(rootSchema);
+  if (!paths) renderedPaths.set(rootSchema, (paths = new Map()));
+  let path = paths.get(pointer);
+  if (path === undefined) {
+    path = walkPointer(rootSchema, pointer);
+    if (paths.size >= RENDERED_PATHS_LIMIT) paths.clear();
+    paths.set(pointer, path);
+  }
+  return path;
+}
+
+const renderedPaths = new WeakMap<object, Map<string, string>>();
+const RENDERED_PATHS_LIMIT = 4096;
+
+function walkPointer(rootSchema: object, pointer: string): string {
   let schema: JsonSchema | undefined = rootSchema as JsonSchema;
   let path = '';
   for (const raw of pointer.slice(1).split('/')) {
