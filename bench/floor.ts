@@ -19,5 +19,5 @@ const server = createServer({ cert: readFileSync(join(certDir, 'tls.crt')), key:
   });
 });
 server.keepAliveTimeout = 95_000;
-server.listen(Number(port), '127.0.0.1', () => process.stdout.write('ready\n'));
+server.listen(Number(port), '127.0.0.1', () => process.stdout.write('floor listening\n'));
 process.on('SIGTERM', () => server.close(() => process.exit(0)));

@@ -50,11 +50,12 @@ async function ready(url: string): Promise<void> {
   throw new Error(`${url} never became ready`);
 }
 
+/** Resolves when the child prints `text` on stdout; rejects if it exits first (a port in use, say). */
 const waitFor = (child: ChildProcess, text: string) =>
-  new Promise<void>((done) => {
-    const check = (chunk: Buffer) => chunk.toString().includes(text) && done();
-    child.stdout!.on('data', check);
-    child.stderr!.on('data', check);
+  new Promise<void>((done, fail) => {
+    child.stdout!.on('data', (chunk: Buffer) => chunk.toString().includes(text) && done());
+    child.stderr!.resume();
+    child.once('exit', (code) => fail(new Error(`the floor exited (code ${code}) before printing "${text}"`)));
   });
 
 function cpuTicks(pid: number): number {
@@ -111,7 +112,8 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 
 async function main() {
   const fleetgatePort = 18443;
-  const floorPort = 18444;
+  // One floor per payload, each on its own port: the valid one outlives the others.
+  const floorPorts = { valid: 18444, invalid: 18445, mutate: 18446 } as Record<string, number>;
   // Default log level, as in production: every denial writes its info line.
   const fleetgate = pinned(0, [join(here, '../src/cli/bin.js'), 'serve', '--cert-dir', dir, '--port', String(fleetgatePort), '--probe-port', '18000', '--bind-address', '127.0.0.1']);
   fleetgate.stdout!.resume();
@@ -128,9 +130,10 @@ async function main() {
       // The floor answers exactly what fleetgate answers, so response sizes match too.
       const answerFile = join(dir, `${name}.json`);
       writeFileSync(answerFile, await answerOf(fleetgatePort, path, body));
+      const floorPort = floorPorts[name]!;
       const floor = pinned(0, [join(here, 'floor.js'), dir, String(floorPort), answerFile]);
       floors.push(floor);
-      await waitFor(floor, 'ready');
+      await waitFor(floor, 'floor listening');
       results[name] = { fleetgate: [], floor: [] };
       for (let r = 0; r < ROUNDS; r++) {
         results[name].floor.push(await load(floorPort, floor.pid!, path, body));
@@ -145,7 +148,7 @@ async function main() {
     const fixedRate = { overallRate: 2000, connections: 8 } as Partial<autocannon.Options>;
     const fixedRuns: { fleetgate: Run[]; floor: Run[] } = { fleetgate: [], floor: [] };
     for (let r = 0; r < ROUNDS; r++) {
-      fixedRuns.floor.push(await load(floorPort, validFloor!.pid!, payloads.valid.path, payloads.valid.body, fixedRate));
+      fixedRuns.floor.push(await load(floorPorts.valid!, validFloor!.pid!, payloads.valid.path, payloads.valid.body, fixedRate));
       fixedRuns.fleetgate.push(await load(fleetgatePort, fleetgate.pid!, payloads.valid.path, payloads.valid.body, fixedRate));
     }
     const peakRss = rssMiB(fleetgate.pid!, 'VmHWM');
