@@ -178,11 +178,14 @@ function settle(node: PositionNode): void {
 
 /**
  * The node of a sequence's item. js-yaml composes no node for an empty item (a `-` with
- * nothing after it), so when there are fewer nodes than items they are matched by value.
+ * nothing after it), so when there are fewer nodes than items the others are matched by
+ * value, in order. A null item is then ambiguous (empty, or an explicit `null` whose node
+ * belongs to a later item) and is left to the sequence's own line.
  */
 function itemNode(sequence: PositionNode, index: number): PositionNode | undefined {
   const items = sequence.result as unknown[];
   if (sequence.children.length === items.length) return sequence.children[index];
+  if (items[index] === null) return undefined;
   let next = 0;
   for (let i = 0; i <= index && i < items.length; i++) {
     const candidate = sequence.children[next];

@@ -131,6 +131,26 @@ describe('parseManifests: lines of fields', () => {
     expect(parsed.manifests[0]!.source.lineOf('spec.x[1]')).toBe(6);
   });
 
+  it('never places a field at another item when a sequence has empty items', () => {
+    const doc = [
+      /* 1 */ 'kind: Cluster',
+      /* 2 */ 'spec:',
+      /* 3 */ '  taints:',
+      /* 4 */ '  -',
+      /* 5 */ '  - null',
+      /* 6 */ '  - key: x',
+      /* 7 */ '    effect: Foo',
+    ];
+    // An empty item has no node of its own, so the null items fall back to the sequence's line;
+    // the items after them are still found.
+    expect(linesOf(doc, ['spec.taints[0]', 'spec.taints[1]', 'spec.taints[2].effect'])).toEqual({ 'spec.taints[0]': 3, 'spec.taints[1]': 3, 'spec.taints[2].effect': 7 });
+
+    const list = ['apiVersion: v1', 'kind: List', 'items:', '- kind: A', '-', '- kind: B'];
+    const parsed = parseManifests(list.join('\n'), 'list.yaml');
+    expect(parsed.manifests.map((m) => [m.object.kind, m.source.line])).toEqual([['A', 4], ['B', 6]]);
+    expect(parsed.problems).toEqual([{ file: 'list.yaml', line: 3, message: 'items[1] is not an object' }]);
+  });
+
   it('counts lines the same in a CRLF file, where comments before a document are not its start', () => {
     const doc = [
       /* 1 */ '# leading comment',
