@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { runCli } from './run-cli.js';
 import { examples } from '../fixtures/index.js';
@@ -149,6 +149,18 @@ describe('fleetgate validate', () => {
     const { code, stdout } = await cli(['validate', '--operation', 'UPDATE', '--old', join(dir, 'old.yaml'), join(dir, 'new.yaml')]);
     expect(code).toBe(1);
     expect(stdout).toMatch(/MultiClusterService ".*" is invalid: spec\.types: Invalid value: .*immutable/);
+  });
+
+  it('lists reading problems first, then those of --old, then those of objects', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'fleetgate-order-'));
+    writeFileSync(join(dir, 'a.yaml'), stringify(cluster));
+    writeFileSync(join(dir, 'b.yaml'), 'kind: [oops\n');
+    writeFileSync(join(dir, 'old.yaml'), 'kind: [old\n');
+    const { code, stdout } = await cli(['validate', '--operation', 'UPDATE', '--old', join(dir, 'old.yaml'), join(dir, 'a.yaml'), join(dir, 'b.yaml')]);
+    expect(code).toBe(2);
+    const errors = stdout.split('\n').filter((l) => l.includes(': error: '));
+    expect(errors.map((l) => basename(l.split(':')[0]!))).toEqual(['b.yaml', 'old.yaml', 'a.yaml']);
+    expect(errors[2]).toContain('no stored object with this kind, namespace and name');
   });
 
   it('answers the context rules from --context', async () => {

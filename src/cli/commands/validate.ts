@@ -90,8 +90,11 @@ async function run(args: string[], io: CliIO): Promise<number> {
   if (positionals.length === 0) return usage('no PATH given (use - for standard input); see fleetgate validate --help');
   if (values.old === '-' && positionals.includes('-')) return usage('standard input can be read once: give --old or PATH as a file');
 
+  // Reading problems come first in the report, then those of --old and --context, then those of objects.
+  const readProblems: ReadProblem[] = [];
   const problems: ReadProblem[] = [];
-  const files = expandPaths(positionals, problems);
+  const objectProblems: ReadProblem[] = [];
+  const files = expandPaths(positionals, readProblems);
 
   const olds = new Map<string, Record<string, unknown>>();
   if (values.old) {
@@ -109,14 +112,15 @@ async function run(args: string[], io: CliIO): Promise<number> {
   const now = io.now ?? Date.now;
   const started = now();
   const progress = (done: number, source: Source) => {
-    if (io.stderrIsTTY && done % 100 === 0 && now() - started > PROGRESS_AFTER_MS) {
+    if (io.stderrIsTTY && done > 0 && done % 100 === 0 && now() - started > PROGRESS_AFTER_MS) {
       io.stderr(`\r\x1b[Kvalidated ${done} objects (${source.file})`);
     }
   };
 
   // Objects are validated as they are parsed and let go; only their places and verdicts are kept.
   const checked: Checked[] = [];
-  for (const { object, source } of streamManifests(files, problems, io.stdin)) {
+  for (const { object, source } of streamManifests(files, readProblems, io.stdin)) {
+    progress(checked.length, source);
     const id = identity(object);
     const rules = rulesFor(object.kind);
     if (!rules) {
@@ -125,16 +129,17 @@ async function run(args: string[], io: CliIO): Promise<number> {
     }
     const oldObject = operation === 'UPDATE' ? olds.get(keyOf(id)) : undefined;
     if (operation === 'UPDATE' && values.old && !oldObject) {
-      problems.push({ file: source.file, line: source.line, message: `${id.kind} "${id.name}": no stored object with this kind, namespace and name in ${values.old}` });
+      objectProblems.push({ file: source.file, line: source.line, message: `${id.kind} "${id.name}": no stored object with this kind, namespace and name in ${values.old}` });
     }
     const verdict = validate(object, { operation, oldObject, groupDomain: values['group-domain'], lookups, strict: values.strict });
     // Only lookups can make the verdict a Promise; awaiting every object would cost a microtask each.
     const result = verdict instanceof Promise ? await verdict : verdict;
     const patch = values['show-defaults'] ? applyDefaults(object, { operation }).patch : undefined;
     checked.push({ source, ...id, result, patch });
-    progress(checked.length, source);
   }
   if (io.stderrIsTTY && now() - started > PROGRESS_AFTER_MS) io.stderr('\r\x1b[K');
+  problems.unshift(...readProblems);
+  problems.push(...objectProblems);
 
   const served = checked.filter((c) => c.result);
   const invalid = served.filter((c) => !c.result!.allowed);
