@@ -17,9 +17,12 @@ export interface LuaFunctionSpec {
 // copy and hash kilobytes on every call, cache hits included.
 const cache = new Map<string, Map<string, string | undefined>>();
 const CACHE_LIMIT_PER_SIGNATURE = 256;
+const MAX_CACHED_SCRIPT_LENGTH = 64 * 1024;
 
 /** Returns the problem with `script`, or undefined when it parses and defines `fn`. */
 export function luaScriptError(script: string, fn: LuaFunctionSpec): string | undefined {
+  // Kept verdicts are bounded in number; very long scripts are not kept, so they stay bounded in memory.
+  if (script.length > MAX_CACHED_SCRIPT_LENGTH) return check(script, fn);
   const signature = `${fn.name}(${fn.params.join(',')})`;
   let verdicts = cache.get(signature);
   if (!verdicts) cache.set(signature, (verdicts = new Map()));

@@ -2,11 +2,14 @@
  * Verdicts on strings, remembered. The values these checks see repeat (every UPDATE
  * re-sends the stored object, and fleets reuse schedules, zones and endpoints), while
  * a verdict can cost microseconds: a URL parse, a cron parse, an ICU lookup. The cache
- * is bounded; when full it starts over rather than tracking recency.
+ * is bounded in entries and in the length of what it keeps; when full it starts over
+ * rather than tracking recency.
  */
 export function memoizeVerdict<R>(check: (value: string) => R, limit = 4096): (value: string) => R {
   const verdicts = new Map<string, R>();
   return (value) => {
+    // Long values are rare and would make the bound on entries no bound on memory.
+    if (value.length > MAX_KEY_LENGTH) return check(value);
     if (verdicts.has(value)) return verdicts.get(value) as R;
     const verdict = check(value);
     if (verdicts.size >= limit) verdicts.clear();
@@ -14,3 +17,6 @@ export function memoizeVerdict<R>(check: (value: string) => R, limit = 4096): (v
     return verdict;
   };
 }
+
+/** Longer than any name, endpoint or schedule anyone writes by hand. */
+export const MAX_KEY_LENGTH = 512;

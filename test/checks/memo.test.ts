@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { memoizeVerdict } from '../../src/checks/memo.js';
+import { MAX_KEY_LENGTH, memoizeVerdict } from '../../src/checks/memo.js';
 
 describe('memoizeVerdict', () => {
   it('asks the check once per value, undefined verdicts included, and stays within its limit', () => {
@@ -10,5 +10,14 @@ describe('memoizeVerdict', () => {
     check('third'); // full: starts over
     check('ok');
     expect(asked).toEqual(['ok', 'bad', 'third', 'ok']);
+  });
+
+  it('does not keep values longer than any real name', () => {
+    let calls = 0;
+    const check = memoizeVerdict(() => ++calls);
+    const long = 'x'.repeat(MAX_KEY_LENGTH + 1);
+    check(long);
+    check(long);
+    expect(calls).toBe(2);
   });
 });
