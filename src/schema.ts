@@ -5,24 +5,35 @@
  */
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { child, forbidden, index, invalid, key, notSupported, required, tooLong, tooMany, type Cause } from './field.js';
-import { formatChecks } from './schema-formats.js';
-import { compileSchema } from './schema-compiler.js';
+import { createRequire } from 'node:module';
+import { ajvFormats, formatChecks } from './schema-formats.js';
+import { GENERATED_VALIDATORS, compileSchema, schemaHash } from './schema-compiler.js';
 
 export { formatChecks };
 
-/** The build's precompiled validators by kind, or undefined when running from source. */
-async function loadPrecompiled(): Promise<Map<string, ValidateFunction> | undefined> {
-  try {
-    // A Map: reading a module namespace object is markedly slower, and this is read per object.
-    return new Map(Object.entries(await import(new URL('./validators.generated.js', import.meta.url).href)));
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ERR_MODULE_NOT_FOUND') return undefined;
-    throw err;
-  }
+interface Precompiled {
+  validators: Record<string, ValidateFunction>;
+  schemaHashes: Record<string, string>;
 }
 
-const precompiled = await loadPrecompiled();
+/** The build's precompiled validators, or null when running from source (or the build did not make them). */
+function loadPrecompiled(): Precompiled | null {
+  const request = `./${GENERATED_VALIDATORS}`;
+  let factory: ((formats: typeof ajvFormats) => Record<string, ValidateFunction>) & { schemaHashes: Record<string, string> };
+  try {
+    factory = createRequire(import.meta.url)(request);
+  } catch (err) {
+    // Only the module itself missing means "not built"; anything it fails to load is an error.
+    const e = err as NodeJS.ErrnoException;
+    if (e.code === 'MODULE_NOT_FOUND' && e.message.split('\n', 1)[0]!.includes(request)) return null;
+    throw err;
+  }
+  return { validators: factory(ajvFormats), schemaHashes: factory.schemaHashes };
+}
+
+let precompiled: Precompiled | null | undefined;
 const compiled = new WeakMap<object, ValidateFunction>();
+const byKind = new WeakMap<object, ValidateFunction>();
 
 /** Compiles a schema once; later calls with the same schema object reuse the validator. */
 export function compile(schema: object): ValidateFunction {
@@ -34,11 +45,21 @@ export function compile(schema: object): ValidateFunction {
   return fn;
 }
 
-/** The validator of a served kind: the precompiled one when the build made it. */
-export const kindValidator = (rules: { kind: string; schema: object }): ValidateFunction => precompiled?.get(rules.kind) ?? compile(rules.schema);
-
-/** Whether kind validators come precompiled (false when running from source). */
-export const usesPrecompiledValidators = precompiled !== undefined;
+/**
+ * The validator of a served kind: the precompiled one when the build made it from this very
+ * schema (a build that stopped half way, or a watch that rebuilt only the rules, leaves a
+ * stale one), otherwise one compiled here. Decided once per kind.
+ */
+export function kindValidator(rules: { kind: string; schema: object }): ValidateFunction {
+  let fn = byKind.get(rules);
+  if (!fn) {
+    if (precompiled === undefined) precompiled = loadPrecompiled();
+    const candidate = precompiled?.validators[rules.kind];
+    fn = candidate && precompiled!.schemaHashes[rules.kind] === schemaHash(rules.schema) ? candidate : compile(rules.schema);
+    byKind.set(rules, fn);
+  }
+  return fn;
+}
 
 export interface SchemaResult {
   causes: Cause[];

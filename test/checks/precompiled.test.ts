@@ -4,15 +4,17 @@
  * errors, so every example is mutated at every field and both validators compared.
  */
 import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { ValidateFunction } from 'ajv';
 import { compile } from '../../src/schema.js';
 import { ajvFormats } from '../../src/schema-formats.js';
+import { GENERATED_VALIDATORS, schemaHash } from '../../src/schema-compiler.js';
 import { ruleModules, rulesFor } from '../../rules/index.js';
 import { examples } from '../fixtures/index.js';
 
-const generated = new URL('../../dist/src/validators.generated.js', import.meta.url);
+const generated = new URL(`../../dist/src/${GENERATED_VALIDATORS}`, import.meta.url);
 const built = existsSync(fileURLToPath(generated));
 
 type Json = unknown;
@@ -61,7 +63,13 @@ function* mutations(root: Json): Generator<Json> {
 const REMOVE = Symbol('remove');
 
 describe.skipIf(!built)('precompiled validators (dist/, which npm test builds first)', async () => {
-  const precompiled = built ? ((await import(generated.href)) as Record<string, ValidateFunction>) : {};
+  type Factory = ((formats: typeof ajvFormats) => Record<string, ValidateFunction>) & { schemaHashes: Record<string, string> };
+  const factory = built ? (createRequire(import.meta.url)(fileURLToPath(generated)) as Factory) : undefined;
+  const precompiled = factory ? factory(ajvFormats) : {};
+
+  it('record the hash of the schema each was made from, which the library checks before using one', () => {
+    expect(factory!.schemaHashes).toEqual(Object.fromEntries(ruleModules.map((r) => [r.kind, schemaHash(r.schema)])));
+  });
 
   it('exist for every kind', () => {
     expect(Object.keys(precompiled).sort()).toEqual(ruleModules.map((r) => r.kind).sort());
