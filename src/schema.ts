@@ -144,12 +144,30 @@ function resolvePointer(root: unknown, pointer: string): unknown {
   return node;
 }
 
-/** Whether the keyword at `schemaPath` (`#/.../properties/<name>/<keyword>`) sits on a required property of its object. */
-function isRequiredProperty(rootSchema: object, schemaPath: string): boolean {
-  const match = /^#(.*)\/properties\/([^/]+)\/[^/]+$/.exec(schemaPath);
-  if (!match) return false;
-  const owner = resolvePointer(rootSchema, match[1]!) as { required?: unknown } | undefined;
-  return Array.isArray(owner?.required) && owner.required.includes(unescapePointer(match[2]!));
+/**
+ * The schema that applies to the value at an instance path (ajv's instancePath). Found by
+ * walking the schema along the data, not through ajv's schemaPath, which is relative to
+ * whichever function ajv compiled: the causes do not depend on how the validator was split.
+ */
+function schemaAt(rootSchema: object, instancePath: string): JsonSchema | undefined {
+  let schema: JsonSchema | undefined = rootSchema as JsonSchema;
+  for (const raw of instancePath === '' ? [] : instancePath.slice(1).split('/')) {
+    const segment = unescapePointer(raw);
+    if (schema?.items && /^\d+$/.test(segment)) schema = schema.items;
+    else if (schema?.properties && segment in schema.properties) schema = schema.properties[segment];
+    else if (schema && typeof schema.additionalProperties === 'object') schema = schema.additionalProperties;
+    else return undefined;
+  }
+  return schema;
+}
+
+/** Whether the value at `instancePath` is a property its object's schema requires. */
+function isRequiredProperty(rootSchema: object, instancePath: string): boolean {
+  const slash = instancePath.lastIndexOf('/');
+  if (slash < 0) return false;
+  const owner = schemaAt(rootSchema, instancePath.slice(0, slash)) as { required?: unknown; properties?: object } | undefined;
+  const name = unescapePointer(instancePath.slice(slash + 1));
+  return Boolean(owner?.properties && name in owner.properties) && Array.isArray(owner?.required) && owner.required.includes(name);
 }
 
 function toCauses(rootSchema: object, data: unknown, errors: ErrorObject[]): SchemaResult {
@@ -166,17 +184,15 @@ function toCauses(rootSchema: object, data: unknown, errors: ErrorObject[]): Sch
       continue;
     }
     const value = resolvePointer(data, e.instancePath);
-    // schemaPath is `#/.../<keyword>`; its parent is the schema that holds the keyword. Only range messages need it.
-    const parent = () => (resolvePointer(rootSchema, e.schemaPath.slice(1, e.schemaPath.lastIndexOf('/'))) ?? {}) as JsonSchema;
     switch (e.keyword) {
       case 'type':
         // `field:` with no value is null in YAML: for a required field that is a missing value.
-        if (value === null && isRequiredProperty(rootSchema, e.schemaPath)) causes.push(required(path));
+        if (value === null && isRequiredProperty(rootSchema, e.instancePath)) causes.push(required(path));
         else causes.push(invalid(path, value, `must be of type ${describeType((e.params as { type: string | string[] }).type)}`));
         break;
       case 'enum':
         // An empty required enum field is missing, as for any required string (Kubernetes reports `Required value`).
-        if (value === '' && isRequiredProperty(rootSchema, e.schemaPath)) causes.push(required(path));
+        if (value === '' && isRequiredProperty(rootSchema, e.instancePath)) causes.push(required(path));
         else causes.push(notSupported(path, value, (e.params as { allowedValues: unknown[] }).allowedValues.map(String)));
         break;
       case 'const':
@@ -184,7 +200,7 @@ function toCauses(rootSchema: object, data: unknown, errors: ErrorObject[]): Sch
         break;
       case 'minimum':
       case 'maximum': {
-        const { minimum, maximum } = parent();
+        const { minimum, maximum } = schemaAt(rootSchema, e.instancePath) ?? {};
         if (minimum !== undefined && maximum !== undefined) {
           causes.push(invalid(path, value, `must be between ${minimum} and ${maximum}, inclusive`));
         } else if (e.keyword === 'minimum') {
