@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import type { ValidateFunction } from 'ajv';
 import { compile } from '../../src/schema.js';
 import { ajvFormats } from '../../src/schema-formats.js';
-import { GENERATED_VALIDATORS, schemaHash } from '../../src/schema-compiler.js';
+import { GENERATED_VALIDATORS, schemaHash, splitLargeSubschemas } from '../../src/schema-compiler.js';
 import { ruleModules, rulesFor } from '../../rules/index.js';
 import { examples } from '../fixtures/index.js';
 
@@ -33,15 +33,16 @@ function lengthLimits(): number[] {
 
 // Strings exactly at and just past every length limit, in one-unit and in astral characters
 // (two UTF-16 units, one code point), probe the length checks on both sides.
+const SHORT_BAD_VALUES: Json[] = [null, {}, [], '', 'Bad_Name!', -1, 1e12, 1.5, true, '0 0 L * *', '9999-99-99', '2026-02-29T10:00:00Z', '😀'];
 const BAD_VALUES: Json[] = [
-  null, {}, [], '', 'Bad_Name!', -1, 1e12, 1.5, true, '0 0 L * *', '9999-99-99', '2026-02-29T10:00:00Z', '😀',
+  ...SHORT_BAD_VALUES,
   ...lengthLimits().flatMap((n) => [n - 1, n, n + 1].filter((k) => k >= 0).flatMap((k) => ['x'.repeat(k), '😀'.repeat(k)])),
 ];
 
 /** The example with one change at every place: each value replaced by each bad value, each key removed, an unknown key added. */
-function* mutations(root: Json): Generator<Json> {
+function* mutations(root: Json, values: readonly Json[] = BAD_VALUES): Generator<Json> {
   function* at(node: Json, replace: (value: Json | typeof REMOVE) => Json): Generator<Json> {
-    for (const bad of BAD_VALUES) yield replace(bad);
+    for (const bad of values) yield replace(bad);
     yield replace(REMOVE);
     if (Array.isArray(node)) {
       for (let i = 0; i < node.length; i++) yield* at(node[i], (v) => replace(v === REMOVE ? node.filter((_, j) => j !== i) : node.map((x, j) => (j === i ? v : x))));
@@ -102,5 +103,34 @@ describe.skipIf(!built)('precompiled validators (dist/, which npm test builds fi
     expect(count).toBeGreaterThan(100);
     expect(denied).toBeGreaterThan(count / 4);
     expect(denied).toBeLessThan(count);
+  });
+});
+
+describe('splitting large subschemas into functions of their own', () => {
+  /** The kind schemas compiled whole, as written: the reference the split validators must match. */
+  const unsplit = (() => {
+    const { Ajv } = createRequire(import.meta.url)('ajv') as typeof import('ajv');
+    const ajv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true, validateFormats: true });
+    for (const [name, format] of Object.entries(ajvFormats)) ajv.addFormat(name, format);
+    ajv.addKeyword({ keyword: 'x-kubernetes-preserve-unknown-fields' });
+    return (schema: object) => ajv.compile(schema);
+  })();
+  const withoutSchemaPath = (errors: ValidateFunction['errors']) => (errors ?? []).map(({ schemaPath: _, ...rest }) => rest);
+
+  it('moves the large parts out, so that no kind is one huge function', () => {
+    const split = splitLargeSubschemas(rulesFor('ClusterResourceBinding')!.schema) as { $defs?: object };
+    expect(Object.keys(split.$defs ?? {}).length).toBeGreaterThan(0);
+  });
+
+  it.each(examples.map((e) => [e.kind as string, e] as const))('changes no verdict or error on mutations of the %s example', (kind, example) => {
+    const rules = rulesFor(kind)!;
+    const whole = unsplit(rules.schema);
+    const split = compile(rules.schema);
+    // Splitting moves subschemas, not limits: the short values reach every keyword.
+    for (const object of mutations(example, SHORT_BAD_VALUES)) {
+      const a = whole(object);
+      const b = split(object);
+      expect({ valid: b, errors: withoutSchemaPath(split.errors) }).toEqual({ valid: a, errors: withoutSchemaPath(whole.errors) });
+    }
   });
 });
