@@ -23,18 +23,23 @@ export const add = (ctx: RuleContext, cause: Cause): void => {
 
 /** Reports every item whose key was already seen, at the later item. */
 export function checkUnique<T>(ctx: RuleContext, items: readonly T[], keyOf: (item: T) => unknown, report: (item: T, i: number) => Cause): void {
-  // Strings and other values are kept apart, so the string '1' and the number 1 differ.
-  const strings = new Set<string>();
-  let others: Set<string> | undefined;
+  if (items.length < 2) return;
+  // Most lists are short: comparing with the earlier keys is cheaper than building a Set.
+  const seen = items.length <= SHORT_LIST ? undefined : new Set<string>();
+  const ids: (string | undefined)[] = [];
   for (let i = 0; i < items.length; i++) {
     const k = keyOf(items[i]!);
-    if (k === undefined || k === null || k === '') continue;
-    const seen = typeof k === 'string' ? strings : (others ??= new Set());
-    const id = typeof k === 'string' ? k : JSON.stringify(k);
-    if (seen.has(id)) ctx.causes.push(report(items[i]!, i));
-    else seen.add(id);
+    // Strings and other values get distinct ids, so the string '1' and the number 1 differ.
+    const id = k === undefined || k === null || k === '' ? undefined : typeof k === 'string' ? `s${k}` : `j${JSON.stringify(k)}`;
+    ids.push(id);
+    if (id === undefined) continue;
+    const duplicate = seen ? seen.has(id) : ids.indexOf(id) < i;
+    if (duplicate) ctx.causes.push(report(items[i]!, i));
+    else seen?.add(id);
   }
 }
+
+const SHORT_LIST = 16;
 
 /** Condition lists are maps keyed by `type`: a type may appear once. */
 export function checkConditions(ctx: RuleContext, conditions: unknown, path: string): void {
