@@ -95,6 +95,8 @@ export function compareQuantity(a: Quantity, b: Quantity): -1 | 0 | 1 {
 }
 
 export function addQuantity(a: Quantity, b: Quantity): Quantity {
+  // Whole quantities (the common case) add without a BigInt gcd.
+  if (a.den === 1n && b.den === 1n) return { num: a.num + b.num, den: 1n };
   return normalize(a.num * b.den + b.num * a.den, a.den * b.den);
 }
 
