@@ -13,22 +13,22 @@ export interface LuaFunctionSpec {
   params: readonly string[];
 }
 
-// Verdicts per signature, then per script: a key built by concatenating the script would
-// copy and hash kilobytes on every call, cache hits included.
-const cache = new Map<string, Map<string, string | undefined>>();
-const CACHE_LIMIT_PER_SIGNATURE = 256;
+// Verdicts per function spec, then per script: a key built by concatenating the script would
+// copy and hash kilobytes on every call, cache hits included. Specs are the kinds' constants,
+// so the object itself keys the first level.
+const cache = new WeakMap<LuaFunctionSpec, Map<string, string | undefined>>();
+const CACHE_LIMIT_PER_FUNCTION = 256;
 const MAX_CACHED_SCRIPT_LENGTH = 64 * 1024;
 
 /** Returns the problem with `script`, or undefined when it parses and defines `fn`. */
 export function luaScriptError(script: string, fn: LuaFunctionSpec): string | undefined {
   // Kept verdicts are bounded in number; very long scripts are not kept, so they stay bounded in memory.
   if (script.length > MAX_CACHED_SCRIPT_LENGTH) return check(script, fn);
-  const signature = `${fn.name}(${fn.params.join(',')})`;
-  let verdicts = cache.get(signature);
-  if (!verdicts) cache.set(signature, (verdicts = new Map()));
+  let verdicts = cache.get(fn);
+  if (!verdicts) cache.set(fn, (verdicts = new Map()));
   if (verdicts.has(script)) return verdicts.get(script);
   const result = check(script, fn);
-  if (verdicts.size >= CACHE_LIMIT_PER_SIGNATURE) verdicts.clear();
+  if (verdicts.size >= CACHE_LIMIT_PER_FUNCTION) verdicts.clear();
   verdicts.set(script, result);
   return result;
 }
