@@ -29,40 +29,62 @@ let runtimeAjv: Ajv | undefined;
 /** Compiles a schema with the shared configuration. */
 export function compileSchema(schema: object): ValidateFunction {
   runtimeAjv ??= configure(new (load().Ajv)(OPTIONS));
-  return runtimeAjv.compile(splitLargeSubschemas(schema));
+  return runtimeAjv.compile(addShared(runtimeAjv, splitLargeSubschemas(schema)));
 }
 
-/** Above this many characters of JSON, a subschema becomes a function of its own. */
-const SPLIT_ABOVE = 4000;
+/** Shared subschemas already known to each ajv instance. */
+const sharedAdded = new WeakMap<Ajv, Set<string>>();
+
+/** Registers the shared subschemas of a split schema with `ajv` (once each) and returns its root. */
+function addShared(ajv: Ajv, split: SplitSchema): object {
+  let added = sharedAdded.get(ajv);
+  if (!added) sharedAdded.set(ajv, (added = new Set()));
+  for (const [id, schema] of Object.entries(split.shared)) {
+    if (added.has(id)) continue;
+    ajv.addSchema(schema);
+    added.add(id);
+  }
+  return split.root;
+}
+
+/** Above this many characters of JSON, a subschema becomes a function of its own, shared by all that use it. */
+const SHARE_ABOVE = 800;
+
+export interface SplitSchema {
+  /** The schema, with its large subschemas replaced by references. */
+  root: object;
+  /** The large subschemas by `$id`, which is a digest of their content. */
+  shared: Record<string, object>;
+}
 
 /**
- * The schema with every large subschema moved to `$defs` and referenced (recursively,
- * innermost first). ajv inlines a whole schema into one function, and V8 does not
- * optimize a function beyond ~60 KB of bytecode: ClusterResourceBinding's validator ran
- * ~4x slower than it could. Referenced definitions become functions of their own
- * (`inlineRefs: false`). The schema says the same; only ajv's schemaPath changes, and
- * no cause depends on it.
+ * The schema with every large subschema (innermost first) replaced by a reference to a
+ * copy identified by its content. ajv inlines a whole schema into one function, so
+ * without this every kind carried its own copy of the code for ObjectMeta, Condition,
+ * ClusterAffinity and the like, and ClusterResourceBinding's validator grew past what V8
+ * optimizes (it ran ~4x slower). Referenced schemas are compiled once, as functions of
+ * their own (`inlineRefs: false`), and are shared by every kind that uses them. The
+ * schema says the same; only ajv's schemaPath changes, and no cause depends on it.
  */
-export function splitLargeSubschemas(schema: object): object {
-  const defs: Record<string, object> = {};
-  const hoist = (node: unknown, name: string): unknown => {
-    const split = visit(node, name);
-    if (JSON.stringify(split).length <= SPLIT_ABOVE) return split;
-    defs[name] = split as object;
-    return { $ref: `#/$defs/${name.replace(/~/g, '~0').replace(/\//g, '~1')}` };
+export function splitLargeSubschemas(schema: object): SplitSchema {
+  const shared: Record<string, object> = {};
+  const hoist = (node: unknown): unknown => {
+    const split = visit(node);
+    const json = JSON.stringify(split);
+    if (json.length <= SHARE_ABOVE) return split;
+    const id = `fleetgate:schema/${createHash('sha256').update(json).digest('hex').slice(0, 20)}`;
+    shared[id] = { $id: id, ...(split as object) };
+    return { $ref: id };
   };
-  const visit = (node: unknown, name: string): unknown => {
-    if (typeof node !== 'object' || node === null || Array.isArray(node)) return node;
+  const visit = (node: unknown): unknown => {
+    if (!isObject(node)) return node;
     const copy: Record<string, unknown> = { ...node };
-    if (isObject(copy.properties)) {
-      copy.properties = Object.fromEntries(Object.entries(copy.properties).map(([k, v]) => [k, hoist(v, `${name}.${k}`)]));
-    }
-    if (isObject(copy.items)) copy.items = hoist(copy.items, `${name}[]`);
-    if (isObject(copy.additionalProperties)) copy.additionalProperties = hoist(copy.additionalProperties, `${name}{}`);
+    if (isObject(copy.properties)) copy.properties = Object.fromEntries(Object.entries(copy.properties).map(([k, v]) => [k, hoist(v)]));
+    if (isObject(copy.items)) copy.items = hoist(copy.items);
+    if (isObject(copy.additionalProperties)) copy.additionalProperties = hoist(copy.additionalProperties);
     return copy;
   };
-  const root = visit(schema, '') as Record<string, unknown>;
-  return Object.keys(defs).length ? { ...root, $defs: defs } : root;
+  return { root: visit(schema) as object, shared };
 }
 
 const isObject = (v: unknown): v is object => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -85,7 +107,7 @@ export function standaloneModule(schemas: Record<string, object>): string {
   const refs: Record<string, string> = {};
   const hashes: Record<string, string> = {};
   for (const [name, schema] of Object.entries(schemas)) {
-    ajv.addSchema(splitLargeSubschemas(schema), name);
+    ajv.addSchema(addShared(ajv, splitLargeSubschemas(schema)), name);
     refs[name] = name;
     hashes[name] = schemaHash(schema);
   }
