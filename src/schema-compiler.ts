@@ -49,6 +49,7 @@ function addShared(ajv: Ajv, split: SplitSchema): object {
 
 /** Above this many characters of JSON, a subschema becomes a function of its own, shared by all that use it. */
 const SHARE_ABOVE = 800;
+const REFERENCING = /"(?:\$id|\$ref|\$anchor|\$dynamicRef|\$dynamicAnchor|\$defs|definitions)":/;
 
 export interface SplitSchema {
   /** The schema, with its large subschemas replaced by references. */
@@ -71,9 +72,10 @@ export function splitLargeSubschemas(schema: object): SplitSchema {
   const hoist = (node: unknown): unknown => {
     const split = visit(node);
     const json = JSON.stringify(split);
-    if (json.length <= SHARE_ABOVE) return split;
+    // A subschema that names or refers to others stays where its references resolve.
+    if (json.length <= SHARE_ABOVE || REFERENCING.test(json)) return split;
     const id = `fleetgate:schema/${createHash('sha256').update(json).digest('hex').slice(0, 20)}`;
-    shared[id] = { $id: id, ...(split as object) };
+    shared[id] = { ...(split as object), $id: id };
     return { $ref: id };
   };
   const visit = (node: unknown): unknown => {
@@ -89,8 +91,27 @@ export function splitLargeSubschemas(schema: object): SplitSchema {
 
 const isObject = (v: unknown): v is object => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** A short digest of a schema: the generated module records one per kind, so a stale one is noticed. */
-export const schemaHash = (schema: object): string => createHash('sha256').update(JSON.stringify(schema)).digest('hex').slice(0, 32);
+/**
+ * A short digest of a schema and of everything that shapes its compiled code (the ajv
+ * version and options, the splitting, the formats): the generated module records one per
+ * kind, so a stale one is noticed.
+ */
+export const schemaHash = (schema: object): string => createHash('sha256').update(compilerFingerprint()).update(JSON.stringify(schema)).digest('hex').slice(0, 32);
+
+/** Bump when the generated code changes shape for reasons the fingerprint cannot see (the code-point rewrite, say). */
+const GENERATOR_REVISION = 1;
+
+let fingerprint: string | undefined;
+function compilerFingerprint(): string {
+  fingerprint ??= JSON.stringify({
+    ajv: (createRequire(import.meta.url)('ajv/package.json') as { version: string }).version,
+    options: OPTIONS,
+    shareAbove: SHARE_ABOVE,
+    formats: Object.entries(ajvFormats).map(([name, f]) => [name, typeof f === 'object' && f !== null && 'type' in f ? f.type : typeof f]),
+    revision: GENERATOR_REVISION,
+  });
+  return fingerprint;
+}
 
 /** The file the build writes next to schema.js. */
 export const GENERATED_VALIDATORS = 'validators.generated.cjs';

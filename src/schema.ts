@@ -8,6 +8,7 @@ import { child, forbidden, index, invalid, key, notSupported, required, tooLong,
 import { createRequire } from 'node:module';
 import { ajvFormats, formatChecks } from './schema-formats.js';
 import { GENERATED_VALIDATORS, compileSchema, schemaHash } from './schema-compiler.js';
+import { MAX_KEY_LENGTH } from './checks/memo.js';
 
 export { formatChecks };
 
@@ -26,12 +27,14 @@ function loadPrecompiled(): Precompiled | null {
     // Only the module itself missing means "not built"; anything it fails to load is an error.
     const e = err as NodeJS.ErrnoException;
     if (e.code === 'MODULE_NOT_FOUND' && e.message.split('\n', 1)[0]!.includes(request)) return null;
-    throw err;
+    throw new Error(`cannot load the precompiled validators (${GENERATED_VALIDATORS}): ${e.message.split('\n', 1)[0]}; rebuild with npm run build`, { cause: err });
   }
   return { validators: factory(ajvFormats), schemaHashes: factory.schemaHashes };
 }
 
 let precompiled: Precompiled | null | undefined;
+/** A precompiled module that exists but cannot load is an error on every use, not re-read each time. */
+let loadFailure: unknown;
 const compiled = new WeakMap<object, ValidateFunction>();
 const byKind = new WeakMap<object, ValidateFunction>();
 
@@ -53,7 +56,15 @@ export function compile(schema: object): ValidateFunction {
 export function kindValidator(rules: { kind: string; schema: object }): ValidateFunction {
   let fn = byKind.get(rules);
   if (!fn) {
-    if (precompiled === undefined) precompiled = loadPrecompiled();
+    if (loadFailure !== undefined) throw loadFailure;
+    if (precompiled === undefined) {
+      try {
+        precompiled = loadPrecompiled();
+      } catch (err) {
+        loadFailure = err;
+        throw err;
+      }
+    }
     const candidate = precompiled?.validators[rules.kind];
     fn = candidate && precompiled!.schemaHashes[rules.kind] === schemaHash(rules.schema) ? candidate : compile(rules.schema);
     byKind.set(rules, fn);
@@ -88,6 +99,8 @@ type JsonSchema = {
 export function pointerToPath(rootSchema: object, pointer: string): string {
   if (pointer === '') return '';
   // The same mistakes recur at the same places; the walk through the schema is done once per place.
+  // Pointers hold user-chosen map keys: long ones are not kept.
+  if (pointer.length > MAX_KEY_LENGTH) return walkPointer(rootSchema, pointer);
   let paths = renderedPaths.get(rootSchema);
   if (!paths) renderedPaths.set(rootSchema, (paths = new Map()));
   let path = paths.get(pointer);
@@ -200,7 +213,11 @@ function toCauses(rootSchema: object, data: unknown, errors: ErrorObject[]): Sch
         break;
       case 'minimum':
       case 'maximum': {
-        const { minimum, maximum } = schemaAt(rootSchema, e.instancePath) ?? {};
+        // The failing bound is ajv's; the schema is asked only whether there is another one.
+        const limit = (e.params as { limit: number }).limit;
+        const at = schemaAt(rootSchema, e.instancePath);
+        const minimum = e.keyword === 'minimum' ? limit : at?.minimum;
+        const maximum = e.keyword === 'maximum' ? limit : at?.maximum;
         if (minimum !== undefined && maximum !== undefined) {
           causes.push(invalid(path, value, `must be between ${minimum} and ${maximum}, inclusive`));
         } else if (e.keyword === 'minimum') {

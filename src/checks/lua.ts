@@ -19,6 +19,9 @@ export interface LuaFunctionSpec {
 const cache = new WeakMap<LuaFunctionSpec, Map<string, string | undefined>>();
 const CACHE_LIMIT_PER_FUNCTION = 256;
 const MAX_CACHED_SCRIPT_LENGTH = 64 * 1024;
+/** All kept scripts together, in UTF-16 units: a few MiB whatever the mix of specs and lengths. */
+const MAX_CACHED_UNITS = 4 * 1024 * 1024;
+let cachedUnits = 0;
 
 /** Returns the problem with `script`, or undefined when it parses and defines `fn`. */
 export function luaScriptError(script: string, fn: LuaFunctionSpec): string | undefined {
@@ -28,8 +31,15 @@ export function luaScriptError(script: string, fn: LuaFunctionSpec): string | un
   if (!verdicts) cache.set(fn, (verdicts = new Map()));
   if (verdicts.has(script)) return verdicts.get(script);
   const result = check(script, fn);
-  if (verdicts.size >= CACHE_LIMIT_PER_FUNCTION) verdicts.clear();
-  verdicts.set(script, result);
+  if (verdicts.size >= CACHE_LIMIT_PER_FUNCTION || cachedUnits + script.length > MAX_CACHED_UNITS) {
+    for (const [kept] of verdicts) cachedUnits -= kept.length;
+    verdicts.clear();
+  }
+  // Another spec's scripts may still fill the budget; then this one is simply not kept.
+  if (cachedUnits + script.length <= MAX_CACHED_UNITS) {
+    verdicts.set(script, result);
+    cachedUnits += script.length;
+  }
   return result;
 }
 

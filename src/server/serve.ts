@@ -13,7 +13,8 @@ import { createApp, type AppOptions } from './app.js';
 import { createMetrics } from './metrics.js';
 import { kubeLookups, type KubeLookups } from './kube.js';
 import { ensureDevCerts } from '../../certs/tinyca.js';
-import { DEFAULT_GROUP_DOMAIN } from '../../rules/index.js';
+import { DEFAULT_GROUP_DOMAIN, ruleModules } from '../../rules/index.js';
+import { kindValidator } from '../schema.js';
 
 export interface ServeOptions extends Omit<AppOptions, 'metrics' | 'logger'> {
   port?: number;
@@ -99,6 +100,8 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
   if (sources > 1) throw new Error('choose one source of lookups: --context, --kubeconfig or --in-cluster');
   const files = tlsFiles(options, log);
   const initialTls = secureContext(files, options.clientCaFile);
+  // Every kind's validator is loaded before serving: a broken build fails here, not on each request.
+  for (const rules of ruleModules) kindValidator(rules);
   // The YAML readers behind --context are loaded only when it is given.
   const staticLookups = options.contextPaths?.length ? (await import('./context.js')).loadContext(options.contextPaths) : undefined;
   if (staticLookups) log.info({ paths: options.contextPaths }, 'context lookups answered from files');

@@ -125,6 +125,15 @@ describe('splitting large subschemas into functions of their own', () => {
     expect(Object.keys(binding.shared).filter((id) => id in cluster.shared).length).toBeGreaterThan(0);
   });
 
+  it('leaves in place a subschema whose references would not resolve elsewhere', () => {
+    const big = (extra: object) => ({ type: 'object', properties: Object.fromEntries(Array.from({ length: 60 }, (_, i) => [`field${i}`, { type: 'string' }])), ...extra });
+    const schema = { type: 'object', definitions: { s: { type: 'string' } }, properties: { plain: big({}), referring: big({ properties: { r: { $ref: '#/definitions/s' } } }) } };
+    const split = splitLargeSubschemas(schema) as { root: { properties: Record<string, { $ref?: string }> }; shared: Record<string, object> };
+    expect(split.root.properties.plain!.$ref).toMatch(/^fleetgate:schema\//);
+    expect(split.root.properties.referring!.$ref).toBeUndefined();
+    expect(Object.values(split.shared).every((s) => (s as { $id: string }).$id.startsWith('fleetgate:schema/'))).toBe(true);
+  });
+
   it.each(examples.map((e) => [e.kind as string, e] as const))('changes no verdict or error on mutations of the %s example', (kind, example) => {
     const rules = rulesFor(kind)!;
     const whole = unsplit(rules.schema);

@@ -92,20 +92,20 @@ async function run(args: string[], io: CliIO): Promise<number> {
 
   // Reading problems come first in the report, then those of --old and --context, then those of objects.
   const readProblems: ReadProblem[] = [];
-  const problems: ReadProblem[] = [];
+  const setupProblems: ReadProblem[] = [];
   const objectProblems: ReadProblem[] = [];
   const files = expandPaths(positionals, readProblems);
 
   const olds = new Map<string, Record<string, unknown>>();
   if (values.old) {
     const oldRead = readManifests([values.old], io.stdin);
-    problems.push(...oldRead.problems);
+    for (const p of oldRead.problems) setupProblems.push(p);
     for (const m of oldRead.manifests) olds.set(keyOf(identity(m.object)), m.object);
   }
   let lookups: Lookups | undefined;
   if (values.context?.length) {
     const context = readObjects(values.context);
-    problems.push(...context.problems);
+    setupProblems.push(...context.problems);
     lookups = staticLookups(context.objects);
   }
 
@@ -120,11 +120,11 @@ async function run(args: string[], io: CliIO): Promise<number> {
   // Objects are validated as they are parsed and let go; only their places and verdicts are kept.
   const checked: Checked[] = [];
   for (const { object, source } of streamManifests(files, readProblems, io.stdin)) {
-    progress(checked.length, source);
     const id = identity(object);
     const rules = rulesFor(object.kind);
     if (!rules) {
       checked.push({ source, ...id });
+      progress(checked.length, source);
       continue;
     }
     const oldObject = operation === 'UPDATE' ? olds.get(keyOf(id)) : undefined;
@@ -136,10 +136,11 @@ async function run(args: string[], io: CliIO): Promise<number> {
     const result = verdict instanceof Promise ? await verdict : verdict;
     const patch = values['show-defaults'] ? applyDefaults(object, { operation }).patch : undefined;
     checked.push({ source, ...id, result, patch });
+    progress(checked.length, source);
   }
   if (io.stderrIsTTY && now() - started > PROGRESS_AFTER_MS) io.stderr('\r\x1b[K');
-  problems.unshift(...readProblems);
-  problems.push(...objectProblems);
+  // concat, not spread: a stream can carry more problems than a call takes arguments.
+  const allProblems = readProblems.concat(setupProblems, objectProblems);
 
   const served = checked.filter((c) => c.result);
   const invalid = served.filter((c) => !c.result!.allowed);
@@ -152,14 +153,14 @@ async function run(args: string[], io: CliIO): Promise<number> {
     invalid: invalid.length,
     skipped: skipped.length,
     warnings: served.reduce((n, c) => n + c.result!.warnings.length, 0),
-    errors: problems.length,
+    errors: allProblems.length,
   };
 
-  if (format === 'json') io.stdout(`${JSON.stringify(jsonReport(checked, problems, summary, values['group-domain']), null, 2)}\n`);
-  else if (format === 'junit') io.stdout(junitXml('fleetgate validate', junitSuites(checked, problems, values.strict, values['group-domain'])));
-  else io.stdout(textReport(checked, problems, summary, values.strict, values.quiet));
+  if (format === 'json') io.stdout(`${JSON.stringify(jsonReport(checked, allProblems, summary, values['group-domain']), null, 2)}\n`);
+  else if (format === 'junit') io.stdout(junitXml('fleetgate validate', junitSuites(checked, allProblems, values.strict, values['group-domain'])));
+  else io.stdout(textReport(checked, allProblems, summary, values.strict, values.quiet));
 
-  if (problems.length) return 2;
+  if (allProblems.length) return 2;
   return invalid.length || unservedIsError ? 1 : 0;
 }
 
