@@ -245,11 +245,11 @@ function defaults(cluster: Cluster, ctx: DefaultContext): void {
   if (typeof cluster.spec !== 'object' || cluster.spec === null) return;
   const spec = cluster.spec;
   if (ctx.operation === 'CREATE' && (!Array.isArray(spec.resourceModels) || spec.resourceModels.length === 0)) {
-    spec.resourceModels = defaultResourceModels();
+    ctx.set(['spec', 'resourceModels'], defaultResourceModels());
   }
-  for (const taint of list<Record<string, unknown>>(spec.taints)) {
-    if (taint && taint.effect === 'NoExecute' && taint.timeAdded === undefined) taint.timeAdded = rfc3339(ctx.now);
-  }
+  list<Record<string, unknown>>(spec.taints).forEach((taint, i) => {
+    if (taint && taint.effect === 'NoExecute' && taint.timeAdded === undefined) ctx.set(['spec', 'taints', i, 'timeAdded'], rfc3339(ctx.now));
+  });
 }
 
 export const rules: KindRules<Cluster> = {

@@ -182,12 +182,12 @@ function validateStatus(cron: CronFederatedHPA, ctx: RuleContext): void {
 }
 
 /** The spec's history limits: 3 successful and 3 failed executions kept per rule. */
-function defaults(cron: CronFederatedHPA, _ctx: DefaultContext): void {
-  for (const rule of list(record(cron.spec).rules)) {
-    if (!isRecord(rule)) continue;
-    if (rule.successfulHistoryLimit === undefined) rule.successfulHistoryLimit = DEFAULT_HISTORY_LIMIT;
-    if (rule.failedHistoryLimit === undefined) rule.failedHistoryLimit = DEFAULT_HISTORY_LIMIT;
-  }
+function defaults(cron: CronFederatedHPA, ctx: DefaultContext): void {
+  list(record(cron.spec).rules).forEach((rule, i) => {
+    if (!isRecord(rule)) return;
+    if (rule.successfulHistoryLimit === undefined) ctx.set(['spec', 'rules', i, 'successfulHistoryLimit'], DEFAULT_HISTORY_LIMIT);
+    if (rule.failedHistoryLimit === undefined) ctx.set(['spec', 'rules', i, 'failedHistoryLimit'], DEFAULT_HISTORY_LIMIT);
+  });
 }
 
 export const rules: KindRules<CronFederatedHPA> = {

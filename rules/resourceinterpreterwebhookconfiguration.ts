@@ -256,15 +256,15 @@ function lookupsApply(config: ResourceInterpreterWebhookConfiguration): boolean 
 }
 
 /** The spec's defaults: timeoutSeconds 10, service.port 443. */
-function defaults(config: ResourceInterpreterWebhookConfiguration, _ctx: DefaultContext): void {
-  for (const webhook of list(config.webhooks)) {
-    if (!isRecord(webhook)) continue;
-    if (webhook.timeoutSeconds === undefined) webhook.timeoutSeconds = DEFAULT_TIMEOUT_SECONDS;
+function defaults(config: ResourceInterpreterWebhookConfiguration, ctx: DefaultContext): void {
+  list(config.webhooks).forEach((webhook, i) => {
+    if (!isRecord(webhook)) return;
+    if (webhook.timeoutSeconds === undefined) ctx.set(['webhooks', i, 'timeoutSeconds'], DEFAULT_TIMEOUT_SECONDS);
     const clientConfig = webhook.clientConfig;
     if (isRecord(clientConfig) && isRecord(clientConfig.service) && clientConfig.service.port === undefined) {
-      clientConfig.service.port = DEFAULT_SERVICE_PORT;
+      ctx.set(['webhooks', i, 'clientConfig', 'service', 'port'], DEFAULT_SERVICE_PORT);
     }
-  }
+  });
 }
 
 export const rules: KindRules<ResourceInterpreterWebhookConfiguration> = {

@@ -55,6 +55,8 @@ export interface DefaultContext {
   readonly operation: Operation;
   /** The time written into defaulted timestamps (Cluster NoExecute taints' timeAdded). */
   readonly now: Date;
+  /** Gives the field at `path` (from the object's root) the default `value`. */
+  set(path: readonly (string | number)[], value: unknown): void;
 }
 
 export type Scope = 'Cluster' | 'Namespaced';
@@ -84,7 +86,7 @@ export interface KindRules<T = any> {
   readonly lookupsNeeded?: string;
   /** Whether the context rules concern this object at all; absent means always. */
   lookupsApply?(object: T): boolean;
-  /** Sets defaults on a private copy of the object, in place. */
+  /** States the object's defaults through `ctx.set`; the object itself is only read. */
   defaults?(object: T, ctx: DefaultContext): void;
 }
 

@@ -4,7 +4,7 @@
  * input it cannot use gets `allowed: false` with code 400, a bug gets 500.
  */
 import { validate } from '../validate.js';
-import { applyDefaults } from '../defaults.js';
+import { defaultsPatch } from '../defaults.js';
 import { DEFAULT_GROUP_DOMAIN, apiGroup, rulesFor, supportedKinds } from '../../rules/index.js';
 import { ContextUnavailableError, pickRuleOptions, type KindRules, type Lookups, type MaybePromise, type Operation, type RuleOptions } from '../rule.js';
 import type { ValidationResult } from '../validate.js';
@@ -119,7 +119,7 @@ function decide(decoded: Decoded, options: ReviewOptions): MaybePromise<Omit<Adm
 
   if (options.mode === 'mutate') {
     if (subResource === 'status') return allowed();
-    const { patch } = applyDefaults(object, { operation, now: options.now });
+    const patch = defaultsPatch(object, { operation, now: options.now });
     return patch.length ? patched(patch) : allowed();
   }
 

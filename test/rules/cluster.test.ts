@@ -203,6 +203,12 @@ describe('Cluster defaults', () => {
     expect(models[8]!.ranges[1]).toEqual({ name: 'memory', min: '1Ti', max: '9223372036854775807' });
   });
 
+  it('replaces an empty list of models with the defaults', () => {
+    const { object, patch } = applyDefaults(changed(bare, (o) => { o.spec.resourceModels = []; o.spec.taints = []; }), { now });
+    expect(patch).toEqual([{ op: 'replace', path: '/spec/resourceModels', value: defaultResourceModels() }]);
+    expectCauses(object, []);
+  });
+
   it('leaves given models alone and skips creation-only defaults on UPDATE', () => {
     expect(applyDefaults(cluster, { now }).patch).toEqual([]);
     const { patch } = applyDefaults(changed(bare, (o) => (o.spec.taints = [])), { now, operation: 'UPDATE' });

@@ -1,6 +1,6 @@
 /** `fleetgate validate`: check manifests offline, as the webhook would, for CI pipelines. */
 import { validate, type ValidationResult } from '../../validate.js';
-import { applyDefaults } from '../../defaults.js';
+import { defaultsPatch } from '../../defaults.js';
 import { formatCause } from '../../field.js';
 import { rulesFor, DEFAULT_GROUP_DOMAIN, apiGroup } from '../../../rules/index.js';
 import { staticLookups } from '../../server/context.js';
@@ -134,7 +134,7 @@ async function run(args: string[], io: CliIO): Promise<number> {
     const verdict = validate(object, { operation, oldObject, groupDomain: values['group-domain'], lookups, strict: values.strict });
     // Only lookups can make the verdict a Promise; awaiting every object would cost a microtask each.
     const result = verdict instanceof Promise ? await verdict : verdict;
-    const patch = values['show-defaults'] ? applyDefaults(object, { operation }).patch : undefined;
+    const patch = values['show-defaults'] ? defaultsPatch(object, { operation }) : undefined;
     checked.push({ source, ...id, result, patch });
     progress(checked.length, source);
   }
