@@ -22,13 +22,14 @@ function configure(ajv: Ajv): Ajv {
 }
 
 // Not `verbose`: it slows every validation down, while the error path resolves what it needs from the paths.
-const OPTIONS = { allErrors: true, strict: true, allowUnionTypes: true, validateFormats: true, inlineRefs: false } as const;
+// No `messages`: causes are worded from each error's keyword and params, so ajv's English is dead code.
+export const AJV_OPTIONS = { allErrors: true, strict: true, allowUnionTypes: true, validateFormats: true, inlineRefs: false, messages: false } as const;
 
 let runtimeAjv: Ajv | undefined;
 
 /** Compiles a schema with the shared configuration. */
 export function compileSchema(schema: object): ValidateFunction {
-  runtimeAjv ??= configure(new (load().Ajv)(OPTIONS));
+  runtimeAjv ??= configure(new (load().Ajv)(AJV_OPTIONS));
   return runtimeAjv.compile(addShared(runtimeAjv, splitLargeSubschemas(schema)));
 }
 
@@ -105,7 +106,7 @@ let fingerprint: string | undefined;
 function compilerFingerprint(): string {
   fingerprint ??= JSON.stringify({
     ajv: (createRequire(import.meta.url)('ajv/package.json') as { version: string }).version,
-    options: OPTIONS,
+    options: AJV_OPTIONS,
     shareAbove: SHARE_ABOVE,
     formats: Object.entries(ajvFormats).map(([name, f]) => [name, typeof f === 'object' && f !== null && 'type' in f ? f.type : typeof f]),
     revision: GENERATOR_REVISION,
@@ -124,7 +125,7 @@ export const GENERATED_VALIDATORS = 'validators.generated.cjs';
 export function standaloneModule(schemas: Record<string, object>): string {
   const ajvModule = load();
   const standaloneCode = createRequire(import.meta.url)('ajv/dist/standalone/index.js').default as (ajv: Ajv, refs: Record<string, string>) => string;
-  const ajv = configure(new ajvModule.Ajv({ ...OPTIONS, code: { source: true, formats: ajvModule._`formats` } }));
+  const ajv = configure(new ajvModule.Ajv({ ...AJV_OPTIONS, code: { source: true, formats: ajvModule._`formats` } }));
   const refs: Record<string, string> = {};
   const hashes: Record<string, string> = {};
   for (const [name, schema] of Object.entries(schemas)) {

@@ -250,7 +250,7 @@ function toCauses(rootSchema: object, data: unknown, errors: ErrorObject[]): Sch
         break;
       }
       default:
-        causes.push(invalid(path, value, e.message ?? 'is invalid'));
+        causes.push(invalid(path, value, `does not satisfy the schema's ${e.keyword}`));
     }
   }
   // An empty required string fails minLength and usually its format too; the Required cause says it all.

@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import type { ValidateFunction } from 'ajv';
 import { compile } from '../../src/schema.js';
 import { ajvFormats } from '../../src/schema-formats.js';
-import { GENERATED_VALIDATORS, schemaHash, splitLargeSubschemas } from '../../src/schema-compiler.js';
+import { AJV_OPTIONS, GENERATED_VALIDATORS, schemaHash, splitLargeSubschemas } from '../../src/schema-compiler.js';
 import { ruleModules, rulesFor } from '../../rules/index.js';
 import { examples } from '../fixtures/index.js';
 
@@ -110,7 +110,7 @@ describe('splitting large subschemas into functions of their own', () => {
   /** The kind schemas compiled whole, as written: the reference the split validators must match. */
   const unsplit = (() => {
     const { Ajv } = createRequire(import.meta.url)('ajv') as typeof import('ajv');
-    const ajv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true, validateFormats: true });
+    const ajv = new Ajv(AJV_OPTIONS);
     for (const [name, format] of Object.entries(ajvFormats)) ajv.addFormat(name, format);
     ajv.addKeyword({ keyword: 'x-kubernetes-preserve-unknown-fields' });
     return (schema: object) => ajv.compile(schema);
