@@ -3,14 +3,12 @@
  * schema-compiler.ts) or, when running from source, are compiled once per schema;
  * ajv's error objects are turned into causes here and nowhere else.
  */
+import { createRequire } from 'node:module';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { child, forbidden, index, invalid, key, notSupported, required, tooLong, tooMany, type Cause } from './field.js';
-import { createRequire } from 'node:module';
 import { ajvFormats, formatChecks } from './schema-formats.js';
 import { GENERATED_VALIDATORS, compileSchema, schemaHash } from './schema-compiler.js';
 import { MAX_KEY_LENGTH } from './checks/memo.js';
-
-export { formatChecks };
 
 interface Precompiled {
   validators: Record<string, ValidateFunction>;
