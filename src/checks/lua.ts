@@ -16,7 +16,7 @@ export interface LuaFunctionSpec {
 // Verdicts per function spec, then per script: a key built by concatenating the script would
 // copy and hash kilobytes on every call, cache hits included. Specs are the kinds' constants,
 // so the object itself keys the first level.
-const cache = new WeakMap<LuaFunctionSpec, Map<string, string | undefined>>();
+const cache = new WeakMap<LuaFunctionSpec, Map<string, string | null>>();
 const CACHE_LIMIT_PER_FUNCTION = 256;
 const MAX_CACHED_SCRIPT_LENGTH = 64 * 1024;
 /** All kept scripts together, in UTF-16 units: a few MiB whatever the mix of specs and lengths. */
@@ -29,7 +29,9 @@ export function luaScriptError(script: string, fn: LuaFunctionSpec): string | un
   if (script.length > MAX_CACHED_SCRIPT_LENGTH) return check(script, fn);
   let verdicts = cache.get(fn);
   if (!verdicts) cache.set(fn, (verdicts = new Map()));
-  if (verdicts.has(script)) return verdicts.get(script);
+  // One lookup: each is a hash and a comparison of the whole script. null stands for "no problem".
+  const kept = verdicts.get(script);
+  if (kept !== undefined) return kept ?? undefined;
   const result = check(script, fn);
   if (verdicts.size >= CACHE_LIMIT_PER_FUNCTION || cachedUnits + script.length > MAX_CACHED_UNITS) {
     for (const [kept] of verdicts) cachedUnits -= kept.length;
@@ -37,7 +39,7 @@ export function luaScriptError(script: string, fn: LuaFunctionSpec): string | un
   }
   // Another spec's scripts may still fill the budget; then this one is simply not kept.
   if (cachedUnits + script.length <= MAX_CACHED_UNITS) {
-    verdicts.set(script, result);
+    verdicts.set(script, result ?? null);
     cachedUnits += script.length;
   }
   return result;

@@ -6,17 +6,21 @@
  * rather than tracking recency.
  */
 export function memoizeVerdict<R>(check: (value: string) => R, limit = 4096): (value: string) => R {
-  const verdicts = new Map<string, R>();
+  // `undefined` verdicts (the common "fine") are kept as NONE, so one lookup answers.
+  const verdicts = new Map<string, R | typeof NONE>();
   return (value) => {
     // Long values are rare and would make the bound on entries no bound on memory.
     if (value.length > MAX_KEY_LENGTH) return check(value);
-    if (verdicts.has(value)) return verdicts.get(value) as R;
+    const kept = verdicts.get(value);
+    if (kept !== undefined) return (kept === NONE ? undefined : kept) as R;
     const verdict = check(value);
     if (verdicts.size >= limit) verdicts.clear();
-    verdicts.set(value, verdict);
+    verdicts.set(value, verdict === undefined ? NONE : verdict);
     return verdict;
   };
 }
+
+const NONE = Symbol('no verdict');
 
 /** Longer than any name, endpoint or schedule anyone writes by hand. */
 export const MAX_KEY_LENGTH = 512;
