@@ -98,12 +98,12 @@ export function pointerToPath(rootSchema: object, pointer: string): string {
   if (pointer === '') return '';
   // The same mistakes recur at the same places; the walk through the schema is done once per place.
   // Pointers hold user-chosen map keys: long ones are not kept.
-  if (pointer.length > MAX_KEY_LENGTH) return walkPointer(rootSchema, pointer);
+  if (pointer.length > MAX_KEY_LENGTH) return walkPointer(rootSchema, pointer).path;
   let paths = renderedPaths.get(rootSchema);
   if (!paths) renderedPaths.set(rootSchema, (paths = new Map()));
   let path = paths.get(pointer);
   if (path === undefined) {
-    path = walkPointer(rootSchema, pointer);
+    path = walkPointer(rootSchema, pointer).path;
     if (paths.size >= RENDERED_PATHS_LIMIT) paths.clear();
     paths.set(pointer, path);
   }
@@ -113,9 +113,16 @@ export function pointerToPath(rootSchema: object, pointer: string): string {
 const renderedPaths = new WeakMap<object, Map<string, string>>();
 const RENDERED_PATHS_LIMIT = 4096;
 
-function walkPointer(rootSchema: object, pointer: string): string {
+/**
+ * Walks the schema along the data at an instance path (ajv's instancePath): the field path
+ * it names, and the schema that applies there (undefined once the data leaves the schema).
+ * Not through ajv's schemaPath, which is relative to whichever function ajv compiled: the
+ * causes do not depend on how the validator was split.
+ */
+function walkPointer(rootSchema: object, pointer: string): { path: string; schema: JsonSchema | undefined } {
   let schema: JsonSchema | undefined = rootSchema as JsonSchema;
   let path = '';
+  if (pointer === '') return { path, schema };
   for (const raw of pointer.slice(1).split('/')) {
     const segment = unescapePointer(raw);
     if (schema?.items && /^\d+$/.test(segment)) {
@@ -135,7 +142,7 @@ function walkPointer(rootSchema: object, pointer: string): string {
       schema = undefined;
     }
   }
-  return path;
+  return { path, schema };
 }
 
 function describeType(type: string | string[] | undefined): string {
@@ -155,22 +162,8 @@ function resolvePointer(root: unknown, pointer: string): unknown {
   return node;
 }
 
-/**
- * The schema that applies to the value at an instance path (ajv's instancePath). Found by
- * walking the schema along the data, not through ajv's schemaPath, which is relative to
- * whichever function ajv compiled: the causes do not depend on how the validator was split.
- */
-function schemaAt(rootSchema: object, instancePath: string): JsonSchema | undefined {
-  let schema: JsonSchema | undefined = rootSchema as JsonSchema;
-  for (const raw of instancePath === '' ? [] : instancePath.slice(1).split('/')) {
-    const segment = unescapePointer(raw);
-    if (schema?.items && /^\d+$/.test(segment)) schema = schema.items;
-    else if (schema?.properties && segment in schema.properties) schema = schema.properties[segment];
-    else if (schema && typeof schema.additionalProperties === 'object') schema = schema.additionalProperties;
-    else return undefined;
-  }
-  return schema;
-}
+/** The schema that applies to the value at an instance path. */
+const schemaAt = (rootSchema: object, instancePath: string): JsonSchema | undefined => walkPointer(rootSchema, instancePath).schema;
 
 /** Whether the value at `instancePath` is a property its object's schema requires. */
 function isRequiredProperty(rootSchema: object, instancePath: string): boolean {
