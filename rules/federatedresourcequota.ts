@@ -4,6 +4,7 @@ import { add, checkUnique, child, index, isRecord, isString, key, list, record }
 import { duplicate, invalid } from '../src/field.js';
 import { dns1123Subdomain, qualifiedName } from '../src/checks/names.js';
 import { ZERO, addQuantity, compareQuantity, isWhole, parseQuantity, type Quantity as Q } from '../src/checks/quantity.js';
+import { memoizeVerdict } from '../src/checks/memo.js';
 import type { KindRules, RuleContext } from '../src/rule.js';
 
 const StaticClusterAssignment = Obj({ clusterName: ReqStr({ format: 'cluster-name' }), hard: QuantityMap() });
@@ -107,17 +108,10 @@ function isIntegerResource(name: string): boolean {
  * What a resource name means for a quota, worked out once per name: the same few names
  * (cpu, memory, pods, ...) recur in every resource list of every object.
  */
-const nameAnalysis = new Map<string, { problem: string | undefined; integer: boolean }>();
-function analyseName(name: string): { problem: string | undefined; integer: boolean } {
-  let analysis = nameAnalysis.get(name);
-  if (!analysis) {
-    const problem = quotaResourceNameError(name);
-    analysis = { problem, integer: !problem && isIntegerResource(name) };
-    if (nameAnalysis.size >= 4096) nameAnalysis.clear();
-    nameAnalysis.set(name, analysis);
-  }
-  return analysis;
-}
+const analyseName = memoizeVerdict((name: string): { problem: string | undefined; integer: boolean } => {
+  const problem = quotaResourceNameError(name);
+  return { problem, integer: !problem && isIntegerResource(name) };
+});
 
 /** The entries of a resource list that passed checkResourceList. */
 interface CheckedList {

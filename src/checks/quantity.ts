@@ -3,6 +3,7 @@
  * rationals, so that comparisons are by value: `1` equals `1000m`, `4Gi` equals
  * `4096Mi`. The grammar is apimachinery's `resource.ParseQuantity`.
  */
+import { memoizeVerdict } from './memo.js';
 
 /** An exact value: numerator / denominator, denominator > 0. */
 export interface Quantity {
@@ -21,8 +22,7 @@ const MAX_EXPONENT = 1000;
 export const QUANTITY_FORMAT_MESSAGE = "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'";
 
 // Exact values cost BigInt arithmetic, and the same few spellings ('1', '4Gi', '500m') recur everywhere.
-const cache = new Map<string, Quantity | undefined>();
-const CACHE_LIMIT = 4096;
+const parseText = memoizeVerdict(parse);
 
 /** Parses a quantity string or JSON number; undefined when it is not one. */
 export function parseQuantity(input: unknown): Quantity | undefined {
@@ -35,13 +35,7 @@ export function parseQuantity(input: unknown): Quantity | undefined {
   } else {
     return undefined;
   }
-  let parsed = cache.get(text);
-  if (parsed === undefined && !cache.has(text)) {
-    parsed = parse(text);
-    if (cache.size >= CACHE_LIMIT) cache.clear();
-    cache.set(text, parsed);
-  }
-  return parsed;
+  return parseText(text);
 }
 
 function parse(text: string): Quantity | undefined {
