@@ -5,6 +5,7 @@
  * (defaultsPatch), so it neither copies nor diffs the object.
  */
 import { applyPatch, type Operation as PatchOperation } from 'rfc6902';
+import { escapeToken } from 'rfc6902/pointer.js';
 import { rulesFor } from '../rules/index.js';
 import type { Operation } from './rule.js';
 
@@ -57,6 +58,5 @@ function has(root: unknown, path: readonly (string | number)[]): boolean {
   return true;
 }
 
-/** An RFC 6901 pointer: `~` and `/` escaped in each segment. */
-const pointer = (path: readonly (string | number)[]): string =>
-  path.map((segment) => `/${String(segment).replace(/~/g, '~0').replace(/\//g, '~1')}`).join('');
+/** An RFC 6901 pointer. */
+const pointer = (path: readonly (string | number)[]): string => path.map((segment) => `/${escapeToken(String(segment))}`).join('');

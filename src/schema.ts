@@ -5,10 +5,11 @@
  */
 import { createRequire } from 'node:module';
 import type { ErrorObject, ValidateFunction } from 'ajv';
+import { unescapeToken } from 'rfc6902/pointer.js';
 import { child, forbidden, index, invalid, key, notSupported, required, tooLong, tooMany, type Cause } from './field.js';
 import { ajvFormats, formatChecks } from './schema-formats.js';
 import { GENERATED_VALIDATORS, compileSchema, schemaHash } from './schema-compiler.js';
-import { MAX_KEY_LENGTH } from './checks/memo.js';
+import { memoizeVerdict } from './checks/memo.js';
 
 interface Precompiled {
   validators: Record<string, ValidateFunction>;
@@ -97,21 +98,12 @@ type JsonSchema = {
 export function pointerToPath(rootSchema: object, pointer: string): string {
   if (pointer === '') return '';
   // The same mistakes recur at the same places; the walk through the schema is done once per place.
-  // Pointers hold user-chosen map keys: long ones are not kept.
-  if (pointer.length > MAX_KEY_LENGTH) return walkPointer(rootSchema, pointer).path;
-  let paths = renderedPaths.get(rootSchema);
-  if (!paths) renderedPaths.set(rootSchema, (paths = new Map()));
-  let path = paths.get(pointer);
-  if (path === undefined) {
-    path = walkPointer(rootSchema, pointer).path;
-    if (paths.size >= RENDERED_PATHS_LIMIT) paths.clear();
-    paths.set(pointer, path);
-  }
-  return path;
+  let render = renderers.get(rootSchema);
+  if (!render) renderers.set(rootSchema, (render = memoizeVerdict((p: string) => walkPointer(rootSchema, p).path)));
+  return render(pointer);
 }
 
-const renderedPaths = new WeakMap<object, Map<string, string>>();
-const RENDERED_PATHS_LIMIT = 4096;
+const renderers = new WeakMap<object, (pointer: string) => string>();
 
 /**
  * Walks the schema along the data at an instance path (ajv's instancePath): the field path
@@ -150,7 +142,7 @@ function describeType(type: string | string[] | undefined): string {
   return type ?? 'unknown';
 }
 
-const unescapePointer = (segment: string) => (segment.includes('~') ? segment.replace(/~1/g, '/').replace(/~0/g, '~') : segment);
+const unescapePointer = (segment: string) => (segment.includes('~') ? unescapeToken(segment) : segment);
 
 /** The value a JSON pointer (ajv's instancePath, or a schemaPath without its leading '#') points at. */
 function resolvePointer(root: unknown, pointer: string): unknown {
