@@ -45,10 +45,12 @@ function checkNamespace(ctx: RuleContext, reference: unknown, path: string): voi
 }
 
 /** The identity of a referenced workload; undefined until apiVersion, kind and name are all given. */
-function workloadKey(reference: unknown): string[] | undefined {
-  const r = record(reference);
-  if (![r.apiVersion, r.kind, r.name].every((v) => isString(v) && v !== '')) return undefined;
-  return [r.apiVersion, r.kind, isString(r.namespace) ? r.namespace : '', r.name] as string[];
+function workloadKey(reference: unknown): string | undefined {
+  const { apiVersion, kind, name, namespace } = record(reference);
+  if (!isString(apiVersion) || !isString(kind) || !isString(name) || apiVersion === '' || kind === '' || name === '') return undefined;
+  const ns = isString(namespace) ? namespace : '';
+  // Length-prefixed, so no two different workloads share a key whatever their text.
+  return `${apiVersion.length}:${apiVersion}${kind.length}:${kind}${ns.length}:${ns}${name.length}:${name}`;
 }
 
 function validate(rebalancer: WorkloadRebalancer, ctx: RuleContext): void {

@@ -21,21 +21,35 @@ export const add = (ctx: RuleContext, cause: Cause): void => {
   ctx.causes.push(cause);
 };
 
-/** Reports every item whose key was already seen, at the later item. */
+/**
+ * Reports every item whose key was already seen, at the later item. Missing keys
+ * (undefined, null, '') never count. Strings, numbers and booleans are compared as
+ * they are (the string '1' and the number 1 differ); other keys by their JSON.
+ */
 export function checkUnique<T>(ctx: RuleContext, items: readonly T[], keyOf: (item: T) => unknown, report: (item: T, i: number) => Cause): void {
   if (items.length < 2) return;
   // Most lists are short: comparing with the earlier keys is cheaper than building a Set.
-  const seen = items.length <= SHORT_LIST ? undefined : new Set<string>();
-  const ids: (string | undefined)[] = [];
+  const seen = items.length <= SHORT_LIST ? undefined : new Set<unknown>();
+  const keys: unknown[] = [];
+  let byJson: Map<string, object> | undefined;
   for (let i = 0; i < items.length; i++) {
-    const k = keyOf(items[i]!);
-    // Strings and other values get distinct ids, so the string '1' and the number 1 differ.
-    const id = k === undefined || k === null || k === '' ? undefined : typeof k === 'string' ? `s${k}` : `j${JSON.stringify(k)}`;
-    ids.push(id);
-    if (id === undefined) continue;
-    const duplicate = seen ? seen.has(id) : ids.indexOf(id) < i;
+    let k = keyOf(items[i]!);
+    if (k === undefined || k === null || k === '') {
+      keys.push(undefined);
+      continue;
+    }
+    if (typeof k === 'object') {
+      // Equal JSON, one token: identity comparison then does the rest.
+      const json = JSON.stringify(k);
+      byJson ??= new Map();
+      let token = byJson.get(json);
+      if (!token) byJson.set(json, (token = {}));
+      k = token;
+    }
+    const duplicate = seen ? seen.has(k) : keys.includes(k);
+    keys.push(k);
     if (duplicate) ctx.causes.push(report(items[i]!, i));
-    else seen?.add(id);
+    else seen?.add(k);
   }
 }
 

@@ -19,6 +19,9 @@ describe('checkUnique', () => {
   it('tells a string from a number with the same text, and ignores absent keys', () => {
     expect(duplicatesIn(['1', 1, '', '', null, null, undefined, undefined])).toEqual([]);
     expect(duplicatesIn([{ a: 1 }, { a: 1 }])).toEqual(['list[1]']);
+    expect(duplicatesIn([true, 'true', true])).toEqual(['list[2]']);
+    const objects = Array.from({ length: 20 }, (_, i) => ({ n: i % 18 }));
+    expect(duplicatesIn(objects)).toEqual(['list[18]', 'list[19]']);
     expect(duplicatesIn(Array.from({ length: 20 }, (_, i) => (i < 10 ? String(i) : i - 10)))).toEqual([]);
   });
 });
