@@ -4,6 +4,7 @@
  * so callers attach their own field path.
  */
 import { isIP } from 'node:net';
+import { memoizeVerdict } from './memo.js';
 
 const DNS1123_LABEL = /^[a-z0-9](?:[-a-z0-9]*[a-z0-9])?$/;
 const DNS1123_SUBDOMAIN = /^[a-z0-9](?:[-a-z0-9]*[a-z0-9])?(?:\.[a-z0-9](?:[-a-z0-9]*[a-z0-9])?)*$/;
@@ -63,8 +64,13 @@ export function wildcardDns1123Subdomain(value: string): string | undefined {
   return problems.length ? problems.join('; ') : undefined;
 }
 
-/** Label keys, annotation keys, finalizers, taint keys: `[prefix/]name`. */
-export function qualifiedName(value: string): string | undefined {
+/**
+ * Label keys, annotation keys, finalizers, taint keys: `[prefix/]name`. The same few keys
+ * (`app`, `app.kubernetes.io/name`, `node.kubernetes.io/unreachable`) recur in every object.
+ */
+export const qualifiedName = memoizeVerdict(qualifiedNameProblem);
+
+function qualifiedNameProblem(value: string): string | undefined {
   // Most keys are fine: one regex answers them without splitting or building messages.
   const slash = value.indexOf('/');
   const namePart = slash < 0 ? value : value.slice(slash + 1);
@@ -113,6 +119,7 @@ export function labelValue(value: string): string | undefined {
 
 /** Names that appear as one URL path segment (the API server's minimum for any object name). */
 export function pathSegmentName(value: string): string | undefined {
+  if (value.length > 2 && !value.includes('/') && !value.includes('%')) return undefined;
   if (value === '.') return "may not be '.'";
   if (value === '..') return "may not be '..'";
   const problems: string[] = [];
@@ -147,10 +154,11 @@ export function fullyQualifiedDomainName(value: string): string | undefined {
   const name = value.endsWith('.') ? value.slice(0, -1) : value;
   const sub = dns1123Subdomain(name);
   if (sub) return sub;
-  if (name.split('.').length < 2) return 'should be a domain with at least two segments separated by dots';
-  for (const label of name.split('.')) {
-    const l = dns1123Label(label);
-    if (l) return l;
+  const labels = name.split('.');
+  if (labels.length < 2) return 'should be a domain with at least two segments separated by dots';
+  for (const label of labels) {
+    // A valid subdomain's labels are well formed; only their length can be wrong.
+    if (label.length > 63) return dns1123Label(label);
   }
   return undefined;
 }

@@ -57,14 +57,17 @@ function parse(text: string): Quantity | undefined {
   return exp10 >= 0 ? normalize(num * 10n ** BigInt(exp10), 1n) : normalize(num, 10n ** BigInt(-exp10));
 }
 
+/** The grammar alone, as QUANTITY, without its captures. */
+const QUANTITY_SHAPE = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:Ki|Mi|Gi|Ti|Pi|Ei|n|u|m|k|M|G|T|P|E|[eE][+-]?\d+)?$/;
+/** An exponent suffix, which alone needs a second look (its size is bounded). */
+const EXPONENT = /[eE][+-]?(\d+)$/;
+
 /** The grammar alone, without building the exact value: this runs on every quantity in every object. */
 export function isQuantity(input: unknown): boolean {
   if (typeof input === 'number') return Number.isFinite(input);
-  if (typeof input !== 'string') return false;
-  const match = QUANTITY.exec(input);
-  if (!match) return false;
-  const suffix = match[3];
-  return !(suffix && (suffix[0] === 'e' || suffix[0] === 'E') && Math.abs(Number(suffix.slice(1))) > MAX_EXPONENT);
+  if (typeof input !== 'string' || !QUANTITY_SHAPE.test(input)) return false;
+  const exponent = EXPONENT.exec(input);
+  return !exponent || Number(exponent[1]) <= MAX_EXPONENT;
 }
 
 function gcd(a: bigint, b: bigint): bigint {

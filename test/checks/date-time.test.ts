@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { fullFormats } from 'ajv-formats/dist/formats.js';
-import { ajvFormats, isCanonicalDateTime } from '../../src/schema-formats.js';
+import { ajvFormats, isBase64, isCanonicalDateTime } from '../../src/schema-formats.js';
 
 const reference = (fullFormats['date-time'] as { validate: (v: string) => boolean }).validate;
 const combined = (ajvFormats['date-time'] as { validate: (v: string) => boolean }).validate;
@@ -42,5 +42,26 @@ describe('date-time format', () => {
     expect(combined('2026-11-22T08:00:00.123456+01:00')).toBe(true);
     expect(combined('2023-02-29T08:00:00Z')).toBe(false);
     expect(combined('2026-04-31T08:00:00Z')).toBe(false);
+  });
+});
+
+describe('byte format', () => {
+  const reference = fullFormats.byte as (v: string) => boolean;
+
+  it('gives ajv-formats’ verdict on every short string over a base64-ish alphabet', () => {
+    const alphabet = ['A', 'z', '0', '+', '/', '=', '-', ' '];
+    const strings = [''];
+    for (let length = 1; length <= 5; length++) {
+      for (const prefix of strings.filter((x) => x.length === length - 1)) for (const c of alphabet) strings.push(prefix + c);
+    }
+    for (const value of strings) expect({ value, valid: isBase64(value) }).toEqual({ value, valid: reference(value) });
+    expect(strings.length).toBeGreaterThan(30_000);
+  });
+
+  it('accepts a certificate bundle and refuses one cut short', () => {
+    const bundle = Buffer.from('-----BEGIN CERTIFICATE-----\n'.repeat(40)).toString('base64');
+    expect(isBase64(bundle)).toBe(true);
+    expect(isBase64(bundle.slice(0, -1))).toBe(false);
+    expect(isBase64(`${bundle}\n`)).toBe(false);
   });
 });

@@ -30,6 +30,25 @@ describe('quantity grammar (resource.ParseQuantity)', () => {
     expect(parseQuantity(text)).toBeUndefined();
   });
 
+  it('bounds the exponent at 1000 either way', () => {
+    for (const text of ['1e1000', '1e-1000', '1E+1000', '2.5e0001000']) expect(isQuantity(text)).toBe(true);
+    for (const text of ['1e1001', '1e-1001', '1E+01001']) expect(isQuantity(text)).toBe(false);
+  });
+
+  it('answers exactly as the parser does, for every combination of sign, digits and suffix', () => {
+    const signs = ['', '+', '-', '--'];
+    const numbers = ['0', '7', '1.', '.5', '12.34', '.', '', '1.2.3'];
+    const suffixes = ['', 'm', 'k', 'K', 'Ki', 'ki', 'E', 'Ei', 'e', 'e3', 'E-3', 'e+', 'e1001', 'e-1001', 'mi', 'Gi1'];
+    for (const sign of signs) {
+      for (const digits of numbers) {
+        for (const suffix of suffixes) {
+          const text = `${sign}${digits}${suffix}`;
+          expect({ text, grammar: isQuantity(text) }).toEqual({ text, grammar: parseQuantity(text) !== undefined });
+        }
+      }
+    }
+  });
+
   it('accepts finite JSON numbers and nothing else that is not a string', () => {
     expect(isQuantity(4)).toBe(true);
     expect(isQuantity(0.25)).toBe(true);
