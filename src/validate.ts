@@ -3,7 +3,7 @@
  * path: identify the kind → schema pass → metadata → the kind's rules → context
  * rules through the injected lookups.
  */
-import { formatCause, invalid, notSupported, type Cause } from './field.js';
+import { invalid, notSupported, type Cause } from './field.js';
 import { checkSchema, kindValidator, unknownFieldCause } from './schema.js';
 import { checkMetadata, checkMetadataUpdate } from './metadata.js';
 import { DEFAULT_GROUP_DOMAIN, apiVersion, rulesFor, supportedKinds } from '../rules/index.js';
@@ -67,7 +67,7 @@ export function validate(object: unknown, options: ValidateOptions = {}): MaybeP
   const statusOnly = ctx.subResource === 'status';
   const schema = checkSchema(rules.schema, object, kindValidator(rules));
   const schemaCauses = statusOnly ? schema.causes.filter((c) => inStatusWrite(c.field)) : schema.causes;
-  ctx.causes.push(...schemaCauses);
+  for (const cause of schemaCauses) ctx.causes.push(cause);
   const unknownFields = statusOnly ? schema.unknownFields.filter(inStatusWrite) : schema.unknownFields;
   for (const path of unknownFields) {
     if (options.strict) ctx.causes.push(unknownFieldCause(path));
@@ -101,18 +101,27 @@ const inStatusWrite = (field: string): boolean => {
 function runRules(rules: KindRules, object: Record<string, unknown>, ctx: RuleContext, wellFormed: boolean): void {
   const statusOnly = ctx.subResource === 'status';
   const old = ctx.operation === 'UPDATE' && isRecord(ctx.oldObject) ? ctx.oldObject : undefined;
-  const guarded = (step: () => void) => {
+  // Each step is guarded on its own, so one tripping over a malformed object does not skip the next.
+  if (!statusOnly && rules.validate) {
     try {
-      step();
+      rules.validate(object, ctx);
     } catch (err) {
       if (wellFormed) throw err;
     }
-  };
-  if (!statusOnly && rules.validate) guarded(() => rules.validate!(object, ctx));
-  if (rules.validateStatus) guarded(() => rules.validateStatus!(object, ctx));
-  if (old) {
-    guarded(() => checkMetadataUpdate(object.metadata, old.metadata, ctx));
-    if (!statusOnly && rules.validateUpdate) guarded(() => rules.validateUpdate!(object, old, ctx));
+  }
+  if (rules.validateStatus) {
+    try {
+      rules.validateStatus(object, ctx);
+    } catch (err) {
+      if (wellFormed) throw err;
+    }
+  }
+  if (!old) return;
+  try {
+    checkMetadataUpdate(object.metadata, old.metadata, ctx);
+    if (!statusOnly && rules.validateUpdate) rules.validateUpdate(object, old, ctx);
+  } catch (err) {
+    if (wellFormed) throw err;
   }
 }
 
@@ -127,15 +136,46 @@ const sectionRank = (field: string): number => {
 
 function finish(ctx: RuleContext): ValidationResult {
   const warnings = ctx.warnings.length > 1 ? [...new Set(ctx.warnings)] : ctx.warnings;
-  if (ctx.causes.length === 0) return { allowed: true, causes: [], warnings };
-  if (ctx.causes.length === 1) return { allowed: false, causes: ctx.causes, warnings };
-  const seen = new Set<string>();
-  const ordered = ctx.causes.map((c, i) => ({ c, i, rank: sectionRank(c.field) })).sort((a, b) => a.rank - b.rank || a.i - b.i);
-  const causes = ordered.map((o) => o.c).filter((c) => {
-    const id = `${c.type}\u0000${formatCause(c)}`;
-    if (seen.has(id)) return false;
-    seen.add(id);
-    return true;
-  });
-  return { allowed: causes.length === 0, causes, warnings };
+  const causes = ctx.causes;
+  if (causes.length === 0) return { allowed: true, causes: [], warnings };
+  if (causes.length === 1) return { allowed: false, causes, warnings };
+  return { allowed: false, causes: withoutRepeats(inObjectOrder(causes)), warnings };
+}
+
+const FEW_CAUSES = 16;
+
+/** Stable sort by section; the causes usually arrive in order already. */
+export function inObjectOrder(causes: Cause[]): Cause[] {
+  const ranks = causes.map((c) => sectionRank(c.field));
+  let sorted = true;
+  for (let i = 1; i < ranks.length && sorted; i++) sorted = ranks[i - 1]! <= ranks[i]!;
+  if (sorted) return causes;
+  return causes
+    .map((c, i) => ({ c, i, rank: ranks[i]! }))
+    .sort((a, b) => a.rank - b.rank || a.i - b.i)
+    .map((o) => o.c);
+}
+
+/** The same cause reported twice (by the schema and a rule, say) is listed once. */
+export function withoutRepeats(causes: Cause[]): Cause[] {
+  if (causes.length > FEW_CAUSES) {
+    const seen = new Set<string>();
+    return causes.filter((c) => {
+      const id = `${c.type}\u0000${c.field}\u0000${c.message}`;
+      return !seen.has(id) && Boolean(seen.add(id));
+    });
+  }
+  // Few causes (the usual case) compare pairwise, without building a key for each.
+  let kept: Cause[] | undefined;
+  for (let i = 0; i < causes.length; i++) {
+    const c = causes[i]!;
+    let repeat = false;
+    for (let j = 0; j < i && !repeat; j++) {
+      const d = causes[j]!;
+      repeat = d.field === c.field && d.type === c.type && d.message === c.message;
+    }
+    if (repeat) kept ??= causes.slice(0, i);
+    else kept?.push(c);
+  }
+  return kept ?? causes;
 }
