@@ -12,6 +12,7 @@ import { memoizeVerdict } from '../src/checks/memo.js';
 import type { DefaultContext, KindRules, RuleContext } from '../src/rule.js';
 
 export const RESOURCE_MODEL_RESOURCES = ['cpu', 'memory', 'storage', 'ephemeral-storage'] as const;
+const MODELLED_RESOURCES: ReadonlySet<string> = new Set(RESOURCE_MODEL_RESOURCES);
 
 const ResourceModelRange = Obj({ name: Enum(RESOURCE_MODEL_RESOURCES), min: Quantity(), max: Quantity() });
 const ResourceModel = Obj({ grade: Int32({ minimum: 0 }), ranges: Arr(ResourceModelRange, { minItems: 1 }) });
@@ -127,47 +128,51 @@ interface ParsedRange {
  * grade's min). Quantities compare by value, so `1` meets `1000m`.
  */
 function checkResourceModels(ctx: RuleContext, models: unknown, path: string): void {
+  const items = list(models);
+  checkUnique(ctx, items, (m) => record(m).grade, (m, i) => duplicate(child(index(path, i), 'grade'), record(m).grade));
   const parsed: { grade: number; i: number; ranges: Map<string, ParsedRange>; complete: boolean }[] = [];
-  checkUnique(ctx, list(models), (m) => record(m).grade, (m, i) => duplicate(child(index(path, i), 'grade'), record(m).grade));
-  list(models).forEach((model, i) => {
-    const m = record(model);
-    const rangesPath = child(index(path, i), 'ranges');
+  // Paths are built only for causes: a valid Cluster has dozens of ranges.
+  const rangePath = (i: number, j: number, field: string) => child(index(child(index(path, i), 'ranges'), j), field);
+  for (let i = 0; i < items.length; i++) {
+    const m = record(items[i]);
+    const rangeList = list(m.ranges);
     const ranges = new Map<string, ParsedRange>();
-    let complete = list(m.ranges).length > 0;
-    list(m.ranges).forEach((range, j) => {
-      const r = record(range);
-      const rangePath = index(rangesPath, j);
+    let complete = rangeList.length > 0;
+    for (let j = 0; j < rangeList.length; j++) {
+      const r = record(rangeList[j]);
+      const name = r.name;
       // Unsupported names are reported by the schema; leaving them out keeps one mistake to one cause.
-      if (!isString(r.name) || !(RESOURCE_MODEL_RESOURCES as readonly string[]).includes(r.name)) {
+      if (!isString(name) || !MODELLED_RESOURCES.has(name)) {
         complete = false;
-        return;
+        continue;
       }
-      if (ranges.has(r.name)) {
-        add(ctx, duplicate(child(rangePath, 'name'), r.name));
-        return;
+      if (ranges.has(name)) {
+        add(ctx, duplicate(rangePath(i, j, 'name'), name));
+        continue;
       }
       const min = parseQuantity(r.min);
       const max = parseQuantity(r.max);
-      if (min && min.num < 0n) add(ctx, invalid(child(rangePath, 'min'), r.min, 'must be greater than or equal to 0'));
+      if (min && min.num < 0n) add(ctx, invalid(rangePath(i, j, 'min'), r.min, 'must be greater than or equal to 0'));
       if (min && max && compareQuantity(max, min) <= 0) {
-        add(ctx, invalid(child(rangePath, 'max'), r.max, `must be greater than min (${String(r.min)}): ranges are half-open [min, max)`));
+        add(ctx, invalid(rangePath(i, j, 'max'), r.max, `must be greater than min (${String(r.min)}): ranges are half-open [min, max)`));
       }
-      ranges.set(r.name, { name: r.name, min, max, minText: r.min, maxText: r.max, j });
-    });
+      ranges.set(name, { name, min, max, minText: r.min, maxText: r.max, j });
+    }
     if (typeof m.grade === 'number') parsed.push({ grade: m.grade, i, ranges, complete });
-  });
+  }
   // Without every grade the order of the models is unknown; the neighbours of a missing one would be blamed for a gap.
-  const allGraded = parsed.length === list(models).length;
+  const allGraded = parsed.length === items.length;
 
   parsed.sort((a, b) => a.grade - b.grade);
   // Every grade models every resource that any grade models. Grades whose ranges already
   // drew a cause (none given, an unsupported name) are not blamed a second time.
-  const modelled = [...new Set(parsed.flatMap((p) => [...p.ranges.keys()]))].sort();
+  const modelledSet = new Set<string>();
+  for (const p of parsed) for (const name of p.ranges.keys()) modelledSet.add(name);
+  const modelled = [...modelledSet].sort();
   for (const p of parsed) {
+    if (p.ranges.size === modelled.length || !p.complete) continue;
     const missing = modelled.filter((name) => !p.ranges.has(name));
-    if (missing.length && p.complete) {
-      add(ctx, invalid(child(index(path, p.i), 'ranges'), [...p.ranges.keys()], `every grade must model the same resources (${modelled.join(', ')}); missing ${missing.join(', ')}`));
-    }
+    add(ctx, invalid(child(index(path, p.i), 'ranges'), [...p.ranges.keys()], `every grade must model the same resources (${modelled.join(', ')}); missing ${missing.join(', ')}`));
   }
   for (let k = 1; allGraded && k < parsed.length; k++) {
     const prev = parsed[k - 1]!;
@@ -180,7 +185,7 @@ function checkResourceModels(ctx: RuleContext, models: unknown, path: string): v
         add(
           ctx,
           invalid(
-            child(index(child(index(path, cur.i), 'ranges'), range.j), 'min'),
+            rangePath(cur.i, range.j, 'min'),
             range.minText,
             `must equal the max of ${range.name} in grade ${prev.grade} (${String(before.maxText)}) so the grades form one continuous interval`,
           ),

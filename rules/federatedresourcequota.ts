@@ -127,16 +127,17 @@ interface CheckedList {
  */
 function checkResourceList(ctx: RuleContext, resources: unknown, path: string): CheckedList {
   const checked: CheckedList = { names: new Set(), values: new Map() };
-  for (const [name, value] of Object.entries(record(resources))) {
-    const at = () => key(path, name);
+  if (!isRecord(resources)) return checked;
+  for (const name of Object.keys(resources)) {
+    const value = resources[name];
     const { problem: nameProblem, integer } = analyseName(name);
-    if (nameProblem) add(ctx, invalid(at(), name, nameProblem));
+    if (nameProblem) add(ctx, invalid(key(path, name), name, nameProblem));
     else checked.names.add(name);
     // Values that are not quantities at all are reported by the schema.
     const q = parseQuantity(value);
     if (!q) continue;
-    if (q.num < 0n) add(ctx, invalid(at(), value, 'must be greater than or equal to 0'));
-    else if (integer && !isWhole(q)) add(ctx, invalid(at(), value, 'must be an integer'));
+    if (q.num < 0n) add(ctx, invalid(key(path, name), value, 'must be greater than or equal to 0'));
+    else if (integer && !isWhole(q)) add(ctx, invalid(key(path, name), value, 'must be an integer'));
     else if (!nameProblem) checked.values.set(name, q);
   }
   return checked;

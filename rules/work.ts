@@ -47,8 +47,27 @@ function requireString(ctx: RuleContext, value: unknown, path: string, detail: s
 }
 
 /** The manifest's identity on the member cluster, or undefined when it has none yet (generateName) or is malformed. */
-function manifestKey(ctx: RuleContext, manifest: unknown, path: string): string | undefined {
+/** Group, kind, namespace and name, length-prefixed so that no two identities share a key. */
+const identityKey = (group: string, kind: string, namespace: string, name: string): string =>
+  `${group.length}:${group}${kind.length}:${kind}${namespace.length}:${namespace}${name.length}:${name}`;
+
+function manifestKey(ctx: RuleContext, manifest: unknown, k: number): string | undefined {
   if (!isRecord(manifest)) return undefined; // the schema reports non-objects
+  const { apiVersion, kind, metadata } = manifest;
+  // The common case, a complete manifest, needs no field paths.
+  if (isString(kind) && kind !== '' && isString(apiVersion) && apiVersion !== '' && isRecord(metadata) && isString(metadata.name) && metadata.name !== '') {
+    return identityKey(groupOf(apiVersion), kind, isString(metadata.namespace) ? metadata.namespace : '', metadata.name);
+  }
+  return incompleteManifestKey(ctx, manifest, index(MANIFESTS, k));
+}
+
+/** Two versions of one group are the same object: manifests compare by group, not apiVersion. */
+const groupOf = (apiVersion: string): string => {
+  const slash = apiVersion.indexOf('/');
+  return slash < 0 ? '' : apiVersion.slice(0, slash);
+};
+
+function incompleteManifestKey(ctx: RuleContext, manifest: Record<string, unknown>, path: string): string | undefined {
   const hasKind = requireString(ctx, manifest.kind, child(path, 'kind'), "Object 'Kind' is missing: the member cluster cannot apply the manifest");
   const hasApiVersion = requireString(ctx, manifest.apiVersion, child(path, 'apiVersion'), 'the member cluster cannot apply a manifest without apiVersion');
   const metadataPath = child(path, 'metadata');
@@ -61,23 +80,21 @@ function manifestKey(ctx: RuleContext, manifest: unknown, path: string): string 
   if (generated && (metadata.name === undefined || metadata.name === '')) return undefined;
   const hasName = requireString(ctx, metadata.name, child(metadataPath, 'name'), 'name or generateName is required');
   if (!hasKind || !hasApiVersion || !hasName) return undefined;
-  // Two versions of one group are the same object: compare by group, not apiVersion.
-  const apiVersion = manifest.apiVersion as string;
-  const group = apiVersion.includes('/') ? apiVersion.slice(0, apiVersion.indexOf('/')) : '';
-  const namespace = isString(metadata.namespace) ? metadata.namespace : '';
-  return JSON.stringify([group, manifest.kind, namespace, metadata.name]);
+  return identityKey(groupOf(manifest.apiVersion as string), manifest.kind as string, isString(metadata.namespace) ? metadata.namespace : '', metadata.name as string);
 }
 
 function validate(work: Work, ctx: RuleContext): void {
   const seen = new Set<string>();
   list(record(record(work.spec).workload).manifests).forEach((manifest, k) => {
-    const path = index(MANIFESTS, k);
-    const id = manifestKey(ctx, manifest, path);
+    const id = manifestKey(ctx, manifest, k);
     if (id === undefined) return;
-    if (seen.has(id)) {
-      const [group, kind, namespace, name] = JSON.parse(id) as string[];
-      add(ctx, duplicate(path, { group, kind, namespace, name }, 'a manifest may appear once per group, kind, namespace and name'));
-    } else seen.add(id);
+    if (!seen.has(id)) {
+      seen.add(id);
+      return;
+    }
+    const m = manifest as Record<string, unknown> & { apiVersion: string; kind: string; metadata: { name: string; namespace?: unknown } };
+    const namespace = isString(m.metadata.namespace) ? m.metadata.namespace : '';
+    add(ctx, duplicate(index(MANIFESTS, k), { group: groupOf(m.apiVersion), kind: m.kind, namespace, name: m.metadata.name }, 'a manifest may appear once per group, kind, namespace and name'));
   });
 }
 
