@@ -125,20 +125,22 @@ interface CheckedList {
  * Checks every key and value of a resource list and returns what passed, so that
  * follow-on rules skip entries already reported (one mistake, one cause).
  */
-function checkResourceList(ctx: RuleContext, resources: unknown, path: string): CheckedList {
-  const checked: CheckedList = { names: new Set(), values: new Map() };
+function checkResourceList(ctx: RuleContext, resources: unknown, path: string): CheckedList;
+function checkResourceList(ctx: RuleContext, resources: unknown, path: string, keep: false): void;
+function checkResourceList(ctx: RuleContext, resources: unknown, path: string, keep = true): CheckedList | void {
+  const checked: CheckedList | undefined = keep ? { names: new Set(), values: new Map() } : undefined;
   if (!isRecord(resources)) return checked;
   for (const name of Object.keys(resources)) {
     const value = resources[name];
     const { problem: nameProblem, integer } = analyseName(name);
     if (nameProblem) add(ctx, invalid(key(path, name), name, nameProblem));
-    else checked.names.add(name);
+    else checked?.names.add(name);
     // Values that are not quantities at all are reported by the schema.
     const q = parseQuantity(value);
     if (!q) continue;
     if (q.num < 0n) add(ctx, invalid(key(path, name), value, 'must be greater than or equal to 0'));
     else if (integer && !isWhole(q)) add(ctx, invalid(key(path, name), value, 'must be an integer'));
-    else if (!nameProblem) checked.values.set(name, q);
+    else if (!nameProblem) checked?.values.set(name, q);
   }
   return checked;
 }
@@ -200,12 +202,12 @@ export function formatQuantity(q: Q): string {
 
 function validateStatus(frq: FederatedResourceQuota, ctx: RuleContext): void {
   const status = record(frq.status);
-  checkResourceList(ctx, status.overall, 'status.overall');
-  checkResourceList(ctx, status.overallUsed, 'status.overallUsed');
+  checkResourceList(ctx, status.overall, 'status.overall', false);
+  checkResourceList(ctx, status.overallUsed, 'status.overallUsed', false);
   list(status.aggregatedStatus).forEach((item, i) => {
     const path = index('status.aggregatedStatus', i);
-    checkResourceList(ctx, record(item).hard, child(path, 'hard'));
-    checkResourceList(ctx, record(item).used, child(path, 'used'));
+    checkResourceList(ctx, record(item).hard, child(path, 'hard'), false);
+    checkResourceList(ctx, record(item).used, child(path, 'used'), false);
   });
 }
 

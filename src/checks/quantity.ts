@@ -59,16 +59,24 @@ function parse(text: string): Quantity | undefined {
 
 /** The grammar alone, as QUANTITY, without its captures. */
 const QUANTITY_SHAPE = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:Ki|Mi|Gi|Ti|Pi|Ei|n|u|m|k|M|G|T|P|E|[eE][+-]?\d+)?$/;
-/** An exponent suffix, which alone needs a second look (its size is bounded). */
-const EXPONENT = /[eE][+-]?(\d+)$/;
-
 /** The grammar alone, without building the exact value: this runs on every quantity in every object. */
 export function isQuantity(input: unknown): boolean {
   if (typeof input === 'number') return Number.isFinite(input);
   if (typeof input !== 'string' || !QUANTITY_SHAPE.test(input)) return false;
-  const exponent = EXPONENT.exec(input);
-  return !exponent || Number(exponent[1]) <= MAX_EXPONENT;
+  // Only an exponent suffix needs a second look (its size is bounded). Read from the end:
+  // digits, an optional sign, then `e` or `E`. `1E` (exa) ends in no digits and passes.
+  let i = input.length - 1;
+  while (i >= 0 && isDigit(input.charCodeAt(i))) i--;
+  const digitsFrom = i + 1;
+  if (digitsFrom === input.length || i < 0) return true;
+  let c = input.charCodeAt(i);
+  if (c === PLUS || c === MINUS) c = input.charCodeAt(i - 1);
+  if (c !== LOWER_E && c !== UPPER_E) return true;
+  return Number(input.slice(digitsFrom)) <= MAX_EXPONENT;
 }
+
+const [PLUS, MINUS, LOWER_E, UPPER_E, ZERO_CHAR, NINE_CHAR] = ['+', '-', 'e', 'E', '0', '9'].map((c) => c.charCodeAt(0)) as [number, number, number, number, number, number];
+const isDigit = (code: number) => code >= ZERO_CHAR && code <= NINE_CHAR;
 
 function gcd(a: bigint, b: bigint): bigint {
   a = a < 0n ? -a : a;
