@@ -1,15 +1,27 @@
 /**
- * The floor for the server benchmark: bare Node https with the same certificate,
- * reading the whole body and answering a fixed AdmissionReview of the same size as
- * fleetgate's answer. Whatever fleetgate costs above this is its own.
+ * The floors for the server benchmark, both answering a fixed AdmissionReview of the same
+ * size as fleetgate's answer, with the same certificate, after reading and parsing the body:
+ *
+ * - `bare`: Node's https server alone. Whatever fleetgate costs above this is its own.
+ * - `koa`: the same through Koa, @koa/router with the registry's webhook paths and
+ *   raw-body, the stack fleetgate is built on. The gap between the two floors is the
+ *   framework's; the gap between this one and fleetgate is fleetgate's own code.
+ *
+ * Usage: floor.js CERT_DIR PORT ANSWER_FILE [bare|koa]
  */
 import { createServer } from 'node:https';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import Koa from 'koa';
+import Router from '@koa/router';
+import getRawBody from 'raw-body';
+import { kindsFor } from '../rules/index.js';
 
-const [certDir, port, answerFile] = process.argv.slice(2) as [string, string, string];
+const [certDir, port, answerFile, framework = 'bare'] = process.argv.slice(2) as [string, string, string, string?];
 const answer = readFileSync(answerFile);
-const server = createServer({ cert: readFileSync(join(certDir, 'tls.crt')), key: readFileSync(join(certDir, 'tls.key')) }, (req, res) => {
+
+function bare(req: IncomingMessage, res: ServerResponse): void {
   const chunks: Buffer[] = [];
   req.on('data', (c: Buffer) => chunks.push(c));
   req.on('end', () => {
@@ -17,7 +29,25 @@ const server = createServer({ cert: readFileSync(join(certDir, 'tls.crt')), key:
     res.writeHead(200, { 'content-type': 'application/json', 'content-length': answer.length });
     res.end(answer);
   });
-});
+}
+
+function koa(): (req: IncomingMessage, res: ServerResponse) => void {
+  const app = new Koa();
+  const router = new Router();
+  const answerFixed = async (ctx: Koa.Context) => {
+    JSON.parse((await getRawBody(ctx.req, { limit: 7 * 1024 * 1024, length: ctx.get('content-length') || undefined })).toString('utf8'));
+    ctx.type = 'application/json';
+    ctx.body = answer;
+  };
+  router.post('/validate', answerFixed);
+  router.post('/mutate', answerFixed);
+  for (const info of kindsFor()) router.post(info.webhookPaths.validate, answerFixed).post(info.webhookPaths.mutate, answerFixed);
+  app.use(router.routes());
+  app.use(router.allowedMethods());
+  return app.callback();
+}
+
+const server = createServer({ cert: readFileSync(join(certDir, 'tls.crt')), key: readFileSync(join(certDir, 'tls.key')) }, framework === 'koa' ? koa() : bare);
 server.keepAliveTimeout = 95_000;
 server.listen(Number(port), '127.0.0.1', () => process.stdout.write('floor listening\n'));
 process.on('SIGTERM', () => server.close(() => process.exit(0)));

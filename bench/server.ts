@@ -1,10 +1,12 @@
 /**
- * Webhook server benchmark: fleetgate against a bare Node https floor (bench/floor.ts)
- * with the same certificate and payload sizes. Servers run pinned to core 0, the load
- * generator (autocannon, this process) to core 1; runs alternate between the two
- * servers so machine noise hits both. Reports req/s, p50/p99 and server CPU µs per
- * request from /proc, each as a ratio to the floor; then p99 at a fixed 2,000 req/s and
- * RSS idle and under load. Run: `npm run bench:server` (Linux).
+ * Webhook server benchmark: fleetgate against two floors (bench/floor.ts) with the same
+ * certificate and payload sizes: bare Node https, and the same through Koa, its router
+ * and raw-body (the stack fleetgate is built on), so the framework's share is measured
+ * too. Servers run pinned to core 0, the load generator (autocannon, this process) to
+ * core 1; runs alternate between the servers so machine noise hits all of them. Reports
+ * req/s, p50/p99 and server CPU µs per request from /proc, with ratios to the floors;
+ * then p99 at a fixed 2,000 req/s and RSS idle and under load. Run: `npm run bench:server`
+ * (Linux).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -108,6 +110,9 @@ async function load(port: number, pid: number, path: string, body: string, extra
   };
 }
 
+type Side = 'floor' | 'koa' | 'fleetgate';
+const SIDES: readonly Side[] = ['floor', 'koa', 'fleetgate'];
+
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 async function main() {
@@ -122,23 +127,26 @@ async function main() {
   await new Promise((r) => setTimeout(r, 1000));
   const idleRss = rssMiB(fleetgate.pid!, 'VmRSS');
 
-  const results: Record<string, { fleetgate: Run[]; floor: Run[] }> = {};
+  const results: Record<string, Record<Side, Run[]>> = {};
   const floors: ChildProcess[] = [];
   let validFloor: ChildProcess | undefined;
   try {
     for (const [name, { path, body }] of Object.entries(payloads)) {
-      // The floor answers exactly what fleetgate answers, so response sizes match too.
+      // The floors answer exactly what fleetgate answers, so response sizes match too.
       const answerFile = join(dir, `${name}.json`);
       writeFileSync(answerFile, await answerOf(fleetgatePort, path, body));
       const floorPort = floorPorts[name]!;
-      const floor = pinned(0, [join(here, 'floor.js'), dir, String(floorPort), answerFile]);
-      floors.push(floor);
-      await waitFor(floor, 'floor listening');
-      results[name] = { fleetgate: [], floor: [] };
+      const floor = pinned(0, [join(here, 'floor.js'), dir, String(floorPort), answerFile, 'bare']);
+      const koaFloor = pinned(0, [join(here, 'floor.js'), dir, String(floorPort + 10), answerFile, 'koa']);
+      floors.push(floor, koaFloor);
+      await Promise.all([waitFor(floor, 'floor listening'), waitFor(koaFloor, 'floor listening')]);
+      results[name] = { floor: [], koa: [], fleetgate: [] };
       for (let r = 0; r < ROUNDS; r++) {
         results[name].floor.push(await load(floorPort, floor.pid!, path, body));
+        results[name].koa.push(await load(floorPort + 10, koaFloor.pid!, path, body));
         results[name].fleetgate.push(await load(fleetgatePort, fleetgate.pid!, path, body));
       }
+      koaFloor.kill('SIGTERM');
       // The valid floor stays up for the fixed-rate runs below.
       if (name === 'valid') validFloor = floor;
       else floor.kill('SIGTERM');
@@ -153,18 +161,20 @@ async function main() {
     }
     const peakRss = rssMiB(fleetgate.pid!, 'VmHWM');
 
-    console.log(`fleetgate vs bare Node https floor; ${CONNECTIONS} connections, keep-alive, ${SECONDS}s x ${ROUNDS} interleaved rounds, medians; servers on core 0, load on core 1`);
+    console.log(`fleetgate vs a bare Node https floor and a Koa floor; ${CONNECTIONS} connections, keep-alive, ${SECONDS}s x ${ROUNDS} interleaved rounds, medians; servers on core 0, load on core 1`);
     console.log('payload  | server    | req/s  | p50 ms | p99 ms | server CPU µs/req | errors');
     for (const [name, r] of Object.entries(results)) {
-      for (const side of ['floor', 'fleetgate'] as const) {
+      for (const side of SIDES) {
         const runs = r[side];
         console.log(
           `${name.padEnd(8)} | ${side.padEnd(9)} | ${String(Math.round(median(runs.map((x) => x.rps)))).padStart(6)} | ${median(runs.map((x) => x.p50)).toFixed(1).padStart(6)} | ${median(runs.map((x) => x.p99)).toFixed(1).padStart(6)} | ${median(runs.map((x) => x.cpuMicrosPerRequest)).toFixed(0).padStart(17)} | ${runs.reduce((a, x) => a + x.errors, 0)}`,
         );
       }
-      const ratio = median(r.fleetgate.map((x, i) => x.rps / r.floor[i]!.rps));
-      const cpu = median(r.fleetgate.map((x, i) => x.cpuMicrosPerRequest / r.floor[i]!.cpuMicrosPerRequest));
-      console.log(`${name.padEnd(8)} | ratio     | ${ratio.toFixed(2)}x throughput of the floor, ${cpu.toFixed(2)}x its CPU per request`);
+      // Ratios are taken per round (the sides of a round ran back to back), then the median.
+      const ratio = (side: Side, base: Side, of: (x: Run) => number) => median(r[side].map((x, i) => of(x) / of(r[base][i]!)));
+      const rps = (x: Run) => x.rps;
+      const cpu = (x: Run) => x.cpuMicrosPerRequest;
+      console.log(`${name.padEnd(8)} | ratio     | fleetgate: ${ratio('fleetgate', 'floor', rps).toFixed(2)}x the bare floor's throughput (${ratio('fleetgate', 'floor', cpu).toFixed(2)}x its CPU per request), ${ratio('fleetgate', 'koa', rps).toFixed(2)}x the Koa floor's; Koa floor: ${ratio('koa', 'floor', rps).toFixed(2)}x the bare floor's`);
     }
     for (const side of ['floor', 'fleetgate'] as const) {
       const runs = fixedRuns[side];
