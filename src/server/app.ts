@@ -63,6 +63,9 @@ async function readJson(ctx: Koa.Context, limit: number): Promise<unknown | unde
   }
 }
 
+/** The `?timeout=` the API server appends to every call. */
+const timeoutParam = (ctx: Koa.Context): string | undefined => (typeof ctx.query.timeout === 'string' ? ctx.query.timeout : undefined);
+
 type Review = { apiVersion?: unknown; kind?: unknown; request?: Record<string, any> };
 
 /** What the logs and metrics say about a request: identity only, never object contents. */
@@ -84,6 +87,7 @@ export function createApp(options: AppOptions = {}): Koa {
   const limit = options.maxBodyBytes ?? MAX_BODY_BYTES;
   const policy = options.contextFailurePolicy ?? 'fail';
   const { metrics, logger } = options;
+  const ruleOptions = pickRuleOptions(options);
   const app = new Koa();
   const router = new Router();
 
@@ -94,10 +98,12 @@ export function createApp(options: AppOptions = {}): Koa {
       failure(ctx, 400, 'the body is not an AdmissionReview (admission.k8s.io/v1 or v1beta1)');
       return;
     }
-    const deadline = Date.now() + reviewBudgetMs(typeof ctx.query.timeout === 'string' ? ctx.query.timeout : undefined);
+    // Only lookups can outlast the API server's timeout; without them there is no deadline to keep.
     const notes: string[] = [];
-    const lookups = options.lookups && guardLookups(options.lookups, deadline, policy, notes);
-    const out: AdmissionReview = await review(body, { mode, kind, groupDomain, lookups, ...pickRuleOptions(options) });
+    const lookups = options.lookups && guardLookups(options.lookups, Date.now() + reviewBudgetMs(timeoutParam(ctx)), policy, notes);
+    const reviewed = review(body, { mode, kind, groupDomain, lookups, ...ruleOptions });
+    // Awaited only when a lookup made it a Promise: most reviews answer synchronously.
+    const out: AdmissionReview = reviewed instanceof Promise ? await reviewed : reviewed;
     if (notes.length && out.response) out.response.warnings = [...(out.response.warnings ?? []), ...notes];
     ctx.status = 200;
     ctx.body = out;
