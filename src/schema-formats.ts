@@ -10,6 +10,7 @@ import * as names from './checks/names.js';
 import { QUANTITY_FORMAT_MESSAGE, isQuantity } from './checks/quantity.js';
 import { cronScheduleError } from './checks/cron.js';
 import { timeZoneError } from './checks/timezone.js';
+import { memoizeVerdict } from './checks/memo.js';
 
 export const formatChecks: Record<string, (value: string) => string | undefined> = {
   'dns1123-label': names.dns1123Label,
@@ -26,7 +27,8 @@ export const formatChecks: Record<string, (value: string) => string | undefined>
   'camel-case': names.camelCase,
   'camel-case-with-domain': names.camelCaseWithDomain,
   'group-version': names.groupVersion,
-  'quantity': (v) => (isQuantity(v) ? undefined : QUANTITY_FORMAT_MESSAGE),
+  // The same few spellings ('1', '500m', '4Gi') fill every resource list: one lookup each.
+  'quantity': memoizeVerdict((v) => (isQuantity(v) ? undefined : QUANTITY_FORMAT_MESSAGE)),
   'cron-schedule': cronScheduleError,
   'iana-time-zone': timeZoneError,
   'date-time': () => 'must be an RFC 3339 date-time such as "2026-01-02T15:04:05Z"',
