@@ -16,7 +16,9 @@ const CAMEL_CASE = /^[A-Z][A-Za-z0-9]*$/;
 
 const maxLen = (n: number) => `must be no more than ${n} characters`;
 
-export function dns1123Label(value: string): string | undefined {
+export const dns1123Label = memoizeVerdict(dns1123LabelProblem);
+
+function dns1123LabelProblem(value: string): string | undefined {
   if (value.length <= 63 && DNS1123_LABEL.test(value)) return undefined;
   const problems: string[] = [];
   if (value.length > 63) problems.push(maxLen(63));
@@ -28,7 +30,9 @@ export function dns1123Label(value: string): string | undefined {
   return problems.length ? problems.join('; ') : undefined;
 }
 
-export function dns1123Subdomain(value: string): string | undefined {
+export const dns1123Subdomain = memoizeVerdict(dns1123SubdomainProblem);
+
+function dns1123SubdomainProblem(value: string): string | undefined {
   if (value.length <= 253 && DNS1123_SUBDOMAIN.test(value)) return undefined;
   const problems: string[] = [];
   if (value.length > 253) problems.push(maxLen(253));
@@ -105,7 +109,9 @@ function qualifiedNameProblem(value: string): string | undefined {
   return problems.length ? problems.join('; ') : undefined;
 }
 
-export function labelValue(value: string): string | undefined {
+export const labelValue = memoizeVerdict(labelValueProblem);
+
+function labelValueProblem(value: string): string | undefined {
   if (value.length <= 63 && LABEL_VALUE.test(value)) return undefined;
   const problems: string[] = [];
   if (value.length > 63) problems.push(maxLen(63));
