@@ -1,7 +1,9 @@
 /**
  * Kubernetes name and value syntaxes (k8s.io/apimachinery/pkg/util/validation).
  * Each check returns the problem as a message, or undefined when the value is fine,
- * so callers attach their own field path.
+ * so callers attach their own field path. Most are remembered (memoizeVerdict): namespaces,
+ * cluster names, label keys and values, condition types recur across objects and across
+ * every UPDATE of one object, and a bounded lookup is cheaper than the expression.
  */
 import { isIP } from 'node:net';
 import { memoizeVerdict } from './memo.js';
@@ -44,7 +46,9 @@ function dns1123SubdomainProblem(value: string): string | undefined {
   return problems.length ? problems.join('; ') : undefined;
 }
 
-export function dns1035Label(value: string): string | undefined {
+export const dns1035Label = memoizeVerdict(dns1035LabelProblem);
+
+function dns1035LabelProblem(value: string): string | undefined {
   if (value.length <= 63 && DNS1035_LABEL.test(value)) return undefined;
   const problems: string[] = [];
   if (value.length > 63) problems.push(maxLen(63));
@@ -135,7 +139,9 @@ export function pathSegmentName(value: string): string | undefined {
 }
 
 /** Member-cluster names: a DNS-1123 label of at most 48 characters (Karmada's `ValidateClusterName`). */
-export function clusterName(value: string): string | undefined {
+export const clusterName = memoizeVerdict(clusterNameProblem);
+
+function clusterNameProblem(value: string): string | undefined {
   if (value.length === 0) return 'must be not empty';
   const problems: string[] = [];
   if (value.length > 48) problems.push(maxLen(48));
@@ -169,7 +175,9 @@ export function fullyQualifiedDomainName(value: string): string | undefined {
   return undefined;
 }
 
-export function ipAddress(value: string): string | undefined {
+export const ipAddress = memoizeVerdict(ipAddressProblem);
+
+function ipAddressProblem(value: string): string | undefined {
   // Node accepts an IPv6 zone (`fe80::1%eth0`); Go's net.ParseIP, which Kubernetes uses, does not.
   return isIP(value) === 0 || value.includes('%') ? 'must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)' : undefined;
 }
@@ -181,7 +189,9 @@ export function dnsHostname(value: string): string | undefined {
 }
 
 /** CamelCase with an optional `<domain>/` prefix: condition types, port-status `error` values. */
-export function camelCaseWithDomain(value: string): string | undefined {
+export const camelCaseWithDomain = memoizeVerdict(camelCaseWithDomainProblem);
+
+function camelCaseWithDomainProblem(value: string): string | undefined {
   const slash = value.indexOf('/');
   const name = slash >= 0 ? value.slice(slash + 1) : value;
   if (slash >= 0) {
@@ -192,7 +202,9 @@ export function camelCaseWithDomain(value: string): string | undefined {
 }
 
 /** Condition reasons: a CamelCase identifier without prefix. */
-export function camelCase(value: string): string | undefined {
+export const camelCase = memoizeVerdict(camelCaseProblem);
+
+function camelCaseProblem(value: string): string | undefined {
   return CAMEL_CASE.test(value) ? undefined : "must be a CamelCase identifier (e.g. 'ClusterReady'): an upper-case letter followed by letters and digits";
 }
 
