@@ -61,8 +61,16 @@ export function duplicate(field: string, badValue: unknown, detail?: string): Ca
   return { type: 'FieldValueDuplicate', field, badValue, message: withDetail(`Duplicate value: ${renderValue(badValue)}`, detail) };
 }
 
+/** The quoted list of supported values, rendered once per list (the schema's enums are constants). */
+const renderedLists = new WeakMap<readonly string[], string>();
+function renderList(supported: readonly string[]): string {
+  let list = renderedLists.get(supported);
+  if (list === undefined) renderedLists.set(supported, (list = supported.map((s) => JSON.stringify(s)).join(', ')));
+  return list;
+}
+
 export function notSupported(field: string, badValue: unknown, supported: readonly string[]): Cause {
-  const list = supported.map((s) => JSON.stringify(s)).join(', ');
+  const list = renderList(supported);
   return {
     type: 'FieldValueNotSupported',
     field,

@@ -147,9 +147,13 @@ const unescapePointer = (segment: string) => (segment.includes('~') ? unescapeTo
 /** The value a JSON pointer (ajv's instancePath, or a schemaPath without its leading '#') points at. */
 function resolvePointer(root: unknown, pointer: string): unknown {
   let node = root;
-  for (const raw of pointer.split('/').slice(1)) {
+  // Segment by segment, without splitting: this runs for every schema error.
+  for (let start = 1; start <= pointer.length; ) {
     if (typeof node !== 'object' || node === null) return undefined;
-    node = (node as Record<string, unknown>)[unescapePointer(raw)];
+    let end = pointer.indexOf('/', start);
+    if (end < 0) end = pointer.length;
+    node = (node as Record<string, unknown>)[unescapePointer(pointer.slice(start, end))];
+    start = end + 1;
   }
   return node;
 }
@@ -164,6 +168,14 @@ function isRequiredProperty(rootSchema: object, instancePath: string): boolean {
   const owner = schemaAt(rootSchema, instancePath.slice(0, slash)) as { required?: unknown; properties?: object } | undefined;
   const name = unescapePointer(instancePath.slice(slash + 1));
   return Boolean(owner?.properties && name in owner.properties) && Array.isArray(owner?.required) && owner.required.includes(name);
+}
+
+/** An enum's values as strings; the enum is the schema's own array, so the answer is kept with it. */
+const stringLists = new WeakMap<readonly unknown[], string[]>();
+function asStrings(values: readonly unknown[]): string[] {
+  let strings = stringLists.get(values);
+  if (!strings) stringLists.set(values, (strings = values.map(String)));
+  return strings;
 }
 
 function toCauses(rootSchema: object, data: unknown, errors: ErrorObject[]): SchemaResult {
@@ -189,7 +201,7 @@ function toCauses(rootSchema: object, data: unknown, errors: ErrorObject[]): Sch
       case 'enum':
         // An empty required enum field is missing, as for any required string (Kubernetes reports `Required value`).
         if (value === '' && isRequiredProperty(rootSchema, e.instancePath)) causes.push(required(path));
-        else causes.push(notSupported(path, value, (e.params as { allowedValues: unknown[] }).allowedValues.map(String)));
+        else causes.push(notSupported(path, value, asStrings((e.params as { allowedValues: unknown[] }).allowedValues)));
         break;
       case 'const':
         causes.push(notSupported(path, value, [String((e.params as { allowedValue: unknown }).allowedValue)]));
