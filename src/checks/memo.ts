@@ -15,10 +15,22 @@ export function memoizeVerdict<R>(check: (value: string) => R, limit = 4096): (v
     if (kept !== undefined) return (kept === NONE ? undefined : kept) as R;
     const verdict = check(value);
     if (verdicts.size >= limit) verdicts.clear();
-    verdicts.set(value, verdict === undefined ? NONE : verdict);
+    verdicts.set(ownCopy(value), verdict === undefined ? NONE : verdict);
     return verdict;
   };
 }
+
+/**
+ * The value's characters in a string of their own. A value cut from a longer string (a
+ * label key's prefix, anything js-yaml read) can share that string's memory, and a kept
+ * key would keep all of it alive: a 20-character key could hold a 7 MiB request body. The
+ * concatenation is flattened into a new string when sliced, so the result refers to that
+ * copy only. Short strings are always copies already.
+ */
+const ownCopy = (value: string): string => (value.length < SHARED_FROM ? value : ` ${value}`.slice(1));
+
+/** V8 shares memory between a string and its slices from this length on. */
+const SHARED_FROM = 13;
 
 const NONE = Symbol('no verdict');
 

@@ -1,5 +1,20 @@
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import { MAX_KEY_LENGTH, memoizeVerdict } from '../../src/checks/memo.js';
+import { camelCaseWithDomain } from '../../src/checks/names.js';
+
+setFlagsFromString('--expose-gc');
+const gc = runInNewContext('gc') as () => void;
+const heapMiB = () => {
+  gc();
+  return process.memoryUsage().heapUsed / 1024 / 1024;
+};
+/** A short string cut from a 1 MiB one (the domain of a huge key): V8 lets such a slice share the long string's memory. */
+const sliceOfMiB = (i: number) => {
+  const long = `p${i}.example.com/${'X'.repeat(1024 * 1024)}`;
+  return long.slice(0, long.indexOf('/'));
+};
 
 describe('memoizeVerdict', () => {
   it('asks the check once per value, undefined verdicts included, and stays within its limit', () => {
@@ -20,4 +35,19 @@ describe('memoizeVerdict', () => {
     check(long);
     expect(calls).toBe(2);
   });
+
+  it('keeps a short value cut from a long string without keeping the long string', () => {
+    const check = memoizeVerdict((v: string) => v.length);
+    const before = heapMiB();
+    for (let i = 0; i < 64; i++) check(sliceOfMiB(i));
+    expect(heapMiB() - before).toBeLessThan(16);
+  });
+
+  it('keeps no request-sized value alive through the name checks it remembers', () => {
+    const before = heapMiB();
+    // The domain prefix of such a condition type is checked, and remembered, on its own.
+    for (let i = 0; i < 64; i++) camelCaseWithDomain(`p${i}.example.com/${'X'.repeat(1024 * 1024)}`);
+    expect(heapMiB() - before).toBeLessThan(16);
+  });
 });
+
