@@ -38,6 +38,7 @@ const GO_INTEGER = /^([+-]?)(?:0[xX]([0-9a-fA-F]+)|0[oO]([0-7]+)|0[bB]([01]+)|(0
 /** Decimals that cannot leave int64: the common case, read without the general expression. */
 const SHORT_DECIMAL = /^[-+]?[1-9][0-9]{0,14}$/;
 const INT64_MIN = -(2n ** 63n);
+const INT64_MAX = 2n ** 63n - 1n;
 const UINT64_MAX = 2n ** 64n - 1n;
 
 function goInteger(data: string): number | undefined {
@@ -45,12 +46,23 @@ function goInteger(data: string): number | undefined {
   if (data.charCodeAt(0) === 46) return undefined; // '.': go-yaml tries only a float
   const plain = data.includes('_') ? data.replace(/_/g, '') : data;
   const m = GO_INTEGER.exec(plain);
-  if (!m) return undefined;
+  if (!m) return binaryFallback(plain);
   const [, sign, hex, octal, binary, leadingZero, decimal] = m;
   const digits = hex !== undefined ? `0x${hex}` : octal !== undefined ? `0o${octal}` : binary !== undefined ? `0b${binary}` : leadingZero !== undefined ? `0o${leadingZero.slice(1) || '0'}` : decimal!;
   const magnitude = BigInt(digits);
   const value = sign === '-' ? -magnitude : magnitude;
-  return value >= INT64_MIN && value <= UINT64_MAX ? Number(value) : undefined;
+  // ParseUint, the second try, takes no sign: a signed value must fit int64.
+  return value >= INT64_MIN && value <= (sign === '' ? UINT64_MAX : INT64_MAX) ? Number(value) : undefined;
+}
+
+/** go-yaml's last try: ParseInt(…, 2, 64) of what follows `0b`, which may carry a sign (`0b-1` is -1). */
+const SIGNED_BINARY = /^0b([+-])([01]+)$/;
+function binaryFallback(plain: string): number | undefined {
+  const m = SIGNED_BINARY.exec(plain);
+  if (!m) return undefined;
+  const magnitude = BigInt(`0b${m[2]}`);
+  const value = m[1] === '-' ? -magnitude : magnitude;
+  return value >= INT64_MIN && value <= INT64_MAX ? Number(value) : undefined;
 }
 
 /** go-yaml's yamlStyleFloat, tried (without underscores) on what starts with a sign or a digit and is no integer. */
@@ -59,10 +71,13 @@ const YAML_STYLE_FLOAT = /^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9
 const DOT_FLOAT = /^\.[0-9]+(?:[eE][-+]?[0-9]+)?$/;
 
 function goFloat(data: string): number | undefined {
-  if (data.charCodeAt(0) === 46) return DOT_FLOAT.test(data) ? Number(data) : SPECIAL_FLOATS.get(data);
+  if (data.charCodeAt(0) === 46) return DOT_FLOAT.test(data) ? finite(Number(data)) : SPECIAL_FLOATS.get(data);
   const plain = data.includes('_') ? data.replace(/_/g, '') : data;
-  return YAML_STYLE_FLOAT.test(plain) ? Number(plain) : SPECIAL_FLOATS.get(data);
+  return YAML_STYLE_FLOAT.test(plain) ? finite(Number(plain)) : SPECIAL_FLOATS.get(data);
 }
+
+/** ParseFloat reports a range error past float64 (`1e400`), and go-yaml then keeps the string. */
+const finite = (n: number): number | undefined => (Number.isFinite(n) ? n : undefined);
 
 /**
  * js-yaml asks a type to resolve a scalar and, when it does, to construct it right after:
@@ -112,11 +127,13 @@ const goNumber: ScalarTag = {
   test: /^[-+.0-9]/,
   resolve: (text) => goInteger(text) ?? goFloat(text) ?? text,
 };
+/** The same, for scalars tagged `!!int` explicitly. */
+const goInt: ScalarTag = { ...goNumber, default: false, tag: 'tag:yaml.org,2002:int' };
 const NUMBER_TAGS = new Set(['tag:yaml.org,2002:int', 'tag:yaml.org,2002:float', 'tag:yaml.org,2002:timestamp']);
 
 export const KUBECTL_YAML: ParseOptions & DocumentOptions & SchemaOptions = {
   version: '1.1',
-  customTags: (tags) => [...tags.filter((t) => !(typeof t === 'object' && (NUMBER_TAGS.has(t.tag) || t.format === 'TIME'))), goNumber],
+  customTags: (tags) => [...tags.filter((t) => !(typeof t === 'object' && (NUMBER_TAGS.has(t.tag) || t.format === 'TIME'))), goNumber, goInt],
 };
 
 // js-yaml exports its built-in types; @types/js-yaml does not declare them.

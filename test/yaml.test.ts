@@ -27,10 +27,16 @@ const rows: [string, unknown][] = [
   ['9223372036854775807', 9223372036854775807], ['18446744073709551615', 18446744073709551615],
   ['0xFFFFFFFFFFFFFFFF', 18446744073709551615], ['0x1FFFFFFFFFFFFFFFF', '0x1FFFFFFFFFFFFFFFF'],
   ['0x', '0x'], ['0b', '0b'], ['0b102', '0b102'], ['0o8', '0o8'], ['_1', '_1'],
+  // a sign rules out ParseUint: signed values must fit int64
+  ['-9223372036854775808', -9223372036854775808], ['+0x7FFFFFFFFFFFFFFF', 9223372036854775807], ['+0x8000000000000000', '+0x8000000000000000'],
+  ['-0x8000000000000001', '-0x8000000000000001'],
+  // go-yaml's last try reads what follows 0b as a signed binary number
+  ['0b-1', -1], ['0b+11', 3], ['-0b-1', '-0b-1'], ['0b-', '0b-'],
   // floats: yamlStyleFloat after dropping underscores, or ParseFloat after a leading dot
   ['08', 8], ['09.5', 9.5], ['0.5', 0.5], ['5.', 5], ['1e3', 1000], ['1E3', 1000], ['1.5e-3', 0.0015], ['-1e+2', -100],
   ['+.5', 0.5], ['-.5e2', -50], ['1_0.5', 10.5], ['.5', 0.5], ['.5e3', 500], ['99999999999999999999', 1e20],
   ['.', '.'], ['..', '..'], ['.e3', '.e3'], ['e3', 'e3'], ['E3', 'E3'], ['1e', '1e'], ['1.e3', 1000], ['.5_0', '.5_0'],
+  ['1e400', '1e400'], ['-1e400', '-1e400'], [`1${'0'.repeat(400)}`, `1${'0'.repeat(400)}`], ['.5e400', '.5e400'],
   ['.inf', Infinity], ['.Inf', Infinity], ['+.INF', Infinity], ['-.inf', -Infinity], ['inf', 'inf'], ['NaN', 'NaN'],
   // strings that only look like something
   ['1:20', '1:20'], ['22:22', '22:22'], ['2001-12-14', '2001-12-14'], ['2001-12-14T21:59:43.10-05:00', '2001-12-14T21:59:43.10-05:00'],
@@ -45,6 +51,14 @@ describe.each(Object.entries(readers))('plain scalars as kubectl reads them, in 
   it('reads .nan as NaN', () => {
     expect(read('.nan')).toBeNaN();
     expect(read('.NaN')).toBeNaN();
+  });
+
+  it('reads explicitly tagged scalars as their tag says', () => {
+    expect(read('!!int 12')).toBe(12);
+    expect(read('!!int 0x10')).toBe(16);
+    expect(read('!!float 1')).toBe(1);
+    expect(read('!!str 12')).toBe('12');
+    expect(read('!!bool yes')).toBe(true);
   });
 
   it('leaves quoted scalars strings', () => {
