@@ -46,11 +46,11 @@ function requireString(ctx: RuleContext, value: unknown, path: string, detail: s
   return false;
 }
 
-/** The manifest's identity on the member cluster, or undefined when it has none yet (generateName) or is malformed. */
 /** Group, kind, namespace and name, length-prefixed so that no two identities share a key. */
 const identityKey = (group: string, kind: string, namespace: string, name: string): string =>
   `${group.length}:${group}${kind.length}:${kind}${namespace.length}:${namespace}${name.length}:${name}`;
 
+/** The manifest's identity on the member cluster, or undefined when it has none yet (generateName) or is malformed. */
 function manifestKey(ctx: RuleContext, manifest: unknown, k: number): string | undefined {
   if (!isRecord(manifest)) return undefined; // the schema reports non-objects
   const { apiVersion, kind, metadata } = manifest;

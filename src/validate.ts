@@ -119,9 +119,15 @@ function runRules(rules: KindRules, object: Record<string, unknown>, ctx: RuleCo
   if (!old) return;
   try {
     checkMetadataUpdate(object.metadata, old.metadata, ctx);
-    if (!statusOnly && rules.validateUpdate) rules.validateUpdate(object, old, ctx);
   } catch (err) {
     if (wellFormed) throw err;
+  }
+  if (!statusOnly && rules.validateUpdate) {
+    try {
+      rules.validateUpdate(object, old, ctx);
+    } catch (err) {
+      if (wellFormed) throw err;
+    }
   }
 }
 

@@ -26,6 +26,9 @@ describe('the causes of a verdict', () => {
     expect(withoutRepeats(short).map((c) => `${c.field} ${c.message}`)).toEqual(['spec.a Invalid value: 1: x', 'spec.b Invalid value: 1: x', 'spec.a Invalid value: 1: other']);
     const long = Array.from({ length: 40 }, (_, i) => invalid(`spec.list[${i % 30}]`, i % 30, 'bad'));
     expect(fields(withoutRepeats(long))).toEqual(Array.from({ length: 30 }, (_, i) => `spec.list[${i}]`));
+    // Same field and message, another type: two causes.
+    const sameText = [required('spec.a', 'x'), { ...required('spec.a', 'x'), type: 'FieldValueInvalid' as const }];
+    expect(withoutRepeats(sameText)).toHaveLength(2);
     const distinct = [a, invalid('spec.b', 1, 'x')];
     expect(withoutRepeats(distinct)).toBe(distinct);
   });
