@@ -1,20 +1,21 @@
 /**
  * Verdicts on strings, remembered. The values these checks see repeat (every UPDATE
  * re-sends the stored object, and fleets reuse schedules, zones and endpoints), while
- * a verdict can cost microseconds: a URL parse, a cron parse, an ICU lookup. The cache
- * is bounded in entries and in the length of what it keeps; when full it starts over
- * rather than tracking recency.
+ * a verdict can cost microseconds: a URL parse, a cron parse, an ICU lookup. Each cache
+ * is bounded in entries and in the length of the keys it keeps (so at most a few MiB
+ * whatever it is fed); when full it starts over rather than tracking recency.
  */
-export function memoizeVerdict<R>(check: (value: string) => R, limit = 4096): (value: string) => R {
+export function memoizeVerdict<R>(check: (value: string) => R, bounds: MemoBounds = {}): (value: string) => R {
+  const { entries = 4096, longestKey = MAX_KEY_LENGTH } = bounds;
   // `undefined` verdicts (the common "fine") are kept as NONE, so one lookup answers.
   const verdicts = new Map<string, R | typeof NONE>();
   return (value) => {
     // Long values are rare and would make the bound on entries no bound on memory.
-    if (value.length > MAX_KEY_LENGTH) return check(value);
+    if (value.length > longestKey) return check(value);
     const kept = verdicts.get(value);
     if (kept !== undefined) return (kept === NONE ? undefined : kept) as R;
     const verdict = check(value);
-    if (verdicts.size >= limit) verdicts.clear();
+    if (verdicts.size >= entries) verdicts.clear();
     verdicts.set(ownCopy(value), verdict === undefined ? NONE : verdict);
     return verdict;
   };
@@ -36,3 +37,14 @@ const NONE = Symbol('no verdict');
 
 /** Longer than any name, endpoint or schedule anyone writes by hand. */
 export const MAX_KEY_LENGTH = 512;
+
+export interface MemoBounds {
+  /** Verdicts kept at most; default 4096. */
+  entries?: number;
+  /**
+   * Longer values are checked every time; default MAX_KEY_LENGTH. A check whose valid
+   * values have a maximum length passes it: longer values fail anyway, and the cache's
+   * memory stays bounded by what valid values take.
+   */
+  longestKey?: number;
+}

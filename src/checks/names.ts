@@ -16,9 +16,12 @@ const LABEL_VALUE = /^(?:(?:[A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
 /** `Ready`, `example.com/SomethingHappened`: CamelCase with an optional DNS-subdomain prefix. */
 const CAMEL_CASE = /^[A-Z][A-Za-z0-9]*$/;
 
+/** A DNS-subdomain prefix, '/', a 63-character name: the longest qualified name (and domain-prefixed CamelCase name). */
+const QUALIFIED_NAME_MAX = 253 + 1 + 63;
+
 const maxLen = (n: number) => `must be no more than ${n} characters`;
 
-export const dns1123Label = memoizeVerdict(dns1123LabelProblem);
+export const dns1123Label = memoizeVerdict(dns1123LabelProblem, { longestKey: 63 });
 
 function dns1123LabelProblem(value: string): string | undefined {
   if (value.length <= 63 && DNS1123_LABEL.test(value)) return undefined;
@@ -32,7 +35,7 @@ function dns1123LabelProblem(value: string): string | undefined {
   return problems.length ? problems.join('; ') : undefined;
 }
 
-export const dns1123Subdomain = memoizeVerdict(dns1123SubdomainProblem);
+export const dns1123Subdomain = memoizeVerdict(dns1123SubdomainProblem, { longestKey: 253 });
 
 function dns1123SubdomainProblem(value: string): string | undefined {
   if (value.length <= 253 && DNS1123_SUBDOMAIN.test(value)) return undefined;
@@ -46,7 +49,7 @@ function dns1123SubdomainProblem(value: string): string | undefined {
   return problems.length ? problems.join('; ') : undefined;
 }
 
-export const dns1035Label = memoizeVerdict(dns1035LabelProblem);
+export const dns1035Label = memoizeVerdict(dns1035LabelProblem, { longestKey: 63 });
 
 function dns1035LabelProblem(value: string): string | undefined {
   if (value.length <= 63 && DNS1035_LABEL.test(value)) return undefined;
@@ -76,7 +79,7 @@ export function wildcardDns1123Subdomain(value: string): string | undefined {
  * Label keys, annotation keys, finalizers, taint keys: `[prefix/]name`. The same few keys
  * (`app`, `app.kubernetes.io/name`, `node.kubernetes.io/unreachable`) recur in every object.
  */
-export const qualifiedName = memoizeVerdict(qualifiedNameProblem);
+export const qualifiedName = memoizeVerdict(qualifiedNameProblem, { longestKey: QUALIFIED_NAME_MAX });
 
 function qualifiedNameProblem(value: string): string | undefined {
   // Most keys are fine: one regex answers them without splitting or building messages.
@@ -113,7 +116,7 @@ function qualifiedNameProblem(value: string): string | undefined {
   return problems.length ? problems.join('; ') : undefined;
 }
 
-export const labelValue = memoizeVerdict(labelValueProblem);
+export const labelValue = memoizeVerdict(labelValueProblem, { longestKey: 63 });
 
 function labelValueProblem(value: string): string | undefined {
   if (value.length <= 63 && LABEL_VALUE.test(value)) return undefined;
@@ -139,7 +142,7 @@ export function pathSegmentName(value: string): string | undefined {
 }
 
 /** Member-cluster names: a DNS-1123 label of at most 48 characters (Karmada's `ValidateClusterName`). */
-export const clusterName = memoizeVerdict(clusterNameProblem);
+export const clusterName = memoizeVerdict(clusterNameProblem, { longestKey: 48 });
 
 function clusterNameProblem(value: string): string | undefined {
   if (value.length === 0) return 'must be not empty';
@@ -175,7 +178,7 @@ export function fullyQualifiedDomainName(value: string): string | undefined {
   return undefined;
 }
 
-export const ipAddress = memoizeVerdict(ipAddressProblem);
+export const ipAddress = memoizeVerdict(ipAddressProblem, { longestKey: 45 });
 
 function ipAddressProblem(value: string): string | undefined {
   // Node accepts an IPv6 zone (`fe80::1%eth0`); Go's net.ParseIP, which Kubernetes uses, does not.
@@ -189,7 +192,7 @@ export function dnsHostname(value: string): string | undefined {
 }
 
 /** CamelCase with an optional `<domain>/` prefix: condition types, port-status `error` values. */
-export const camelCaseWithDomain = memoizeVerdict(camelCaseWithDomainProblem);
+export const camelCaseWithDomain = memoizeVerdict(camelCaseWithDomainProblem, { longestKey: QUALIFIED_NAME_MAX });
 
 function camelCaseWithDomainProblem(value: string): string | undefined {
   const slash = value.indexOf('/');
@@ -202,7 +205,7 @@ function camelCaseWithDomainProblem(value: string): string | undefined {
 }
 
 /** Condition reasons: a CamelCase identifier without prefix. */
-export const camelCase = memoizeVerdict(camelCaseProblem);
+export const camelCase = memoizeVerdict(camelCaseProblem, { longestKey: QUALIFIED_NAME_MAX });
 
 function camelCaseProblem(value: string): string | undefined {
   return CAMEL_CASE.test(value) ? undefined : "must be a CamelCase identifier (e.g. 'ClusterReady'): an upper-case letter followed by letters and digits";

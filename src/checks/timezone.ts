@@ -11,7 +11,7 @@ const luxon = lazyRequire<typeof import('luxon')>('luxon');
  * does not, so every segment must start upper-case as in the IANA database.
  * Asking ICU builds an Intl.DateTimeFormat (tens of µs); the zones in use are few.
  */
-export const timeZoneError: (zone: string) => string | undefined = memoizeVerdict(check, 1024);
+export const timeZoneError: (zone: string) => string | undefined = memoizeVerdict(check, { entries: 1024 });
 
 function check(zone: string): string | undefined {
   if (zone === '') return 'must be an IANA time zone name such as "Europe/Berlin", or omitted';

@@ -19,7 +19,7 @@ const sliceOfMiB = (i: number) => {
 describe('memoizeVerdict', () => {
   it('asks the check once per value, undefined verdicts included, and stays within its limit', () => {
     const asked: string[] = [];
-    const check = memoizeVerdict((v: string) => (asked.push(v), v === 'bad' ? 'is bad' : undefined), 2);
+    const check = memoizeVerdict((v: string) => (asked.push(v), v === 'bad' ? 'is bad' : undefined), { entries: 2 });
     expect([check('ok'), check('bad'), check('ok'), check('bad')]).toEqual([undefined, 'is bad', undefined, 'is bad']);
     expect(asked).toEqual(['ok', 'bad']);
     check('third'); // full: starts over
@@ -34,6 +34,16 @@ describe('memoizeVerdict', () => {
     check(long);
     check(long);
     expect(calls).toBe(2);
+  });
+
+  it('does not keep values longer than the longest valid one, when the check names it', () => {
+    let calls = 0;
+    const check = memoizeVerdict(() => ++calls, { longestKey: 4 });
+    check('abcd');
+    check('abcd');
+    check('abcde');
+    check('abcde');
+    expect(calls).toBe(3);
   });
 
   it('keeps a short value cut from a long string without keeping the long string', () => {
