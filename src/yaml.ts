@@ -8,7 +8,6 @@
 import jsyaml from 'js-yaml';
 import type { DocumentOptions, ParseOptions, ScalarTag, SchemaOptions } from 'yaml';
 
-
 /*
  * Plain scalars resolve as go-yaml v2's resolve() does. Its first character decides what a
  * scalar may be: a sign or a digit may start a number, a dot a float, a few letters a
