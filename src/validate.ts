@@ -168,7 +168,9 @@ export function withoutRepeats(causes: Cause[]): Cause[] {
     const seen = new Set<string>();
     return causes.filter((c) => {
       const id = `${c.type}\u0000${c.field}\u0000${c.message}`;
-      return !seen.has(id) && Boolean(seen.add(id));
+      if (seen.has(id)) return false;
+      seen.add(id);
+      return true;
     });
   }
   // Few causes (the usual case) compare pairwise, without building a key for each.
