@@ -5,6 +5,7 @@
  * parameters the control plane passes.
  */
 import { lazyRequire } from '../lazy.js';
+import { ownCopy } from './memo.js';
 
 const luaparse = lazyRequire<typeof import('luaparse')>('luaparse');
 
@@ -39,7 +40,7 @@ export function luaScriptError(script: string, fn: LuaFunctionSpec): string | un
   }
   // Another spec's scripts may still fill the budget; then this one is simply not kept.
   if (cachedUnits + script.length <= MAX_CACHED_UNITS) {
-    verdicts.set(script, result ?? null);
+    verdicts.set(ownCopy(script), result ?? null);
     cachedUnits += script.length;
   }
   return result;

@@ -22,13 +22,13 @@ export function memoizeVerdict<R>(check: (value: string) => R, bounds: MemoBound
 }
 
 /**
- * The value's characters in a string of their own. A value cut from a longer string (a
- * label key's prefix, anything js-yaml read) can share that string's memory, and a kept
- * key would keep all of it alive: a 20-character key could hold a 7 MiB request body. The
- * concatenation is flattened into a new string when sliced, so the result refers to that
- * copy only. Short strings are always copies already.
+ * The value's characters in a string of their own, for any cache that keeps strings. A
+ * value cut from a longer string (a label key's prefix, anything js-yaml read) can share
+ * that string's memory, and a kept key would keep all of it alive: a 20-character key
+ * could hold a 7 MiB request body. The concatenation is flattened into a new string when
+ * sliced, so the result refers to that copy only. Short strings are always copies already.
  */
-const ownCopy = (value: string): string => (value.length < SHARED_FROM ? value : ` ${value}`.slice(1));
+export const ownCopy = (value: string): string => (value.length < SHARED_FROM ? value : ` ${value}`.slice(1));
 
 /** V8 shares memory between a string and its slices from this length on. */
 const SHARED_FROM = 13;

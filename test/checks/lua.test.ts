@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { luaScriptError } from '../../src/checks/lua.js';
+import { heapAfterGcMiB } from '../heap.js';
 
 const retain = { name: 'Retain', params: ['desiredObj', 'observedObj'] } as const;
 const health = { name: 'InterpretHealth', params: ['observedObj'] } as const;
@@ -50,4 +51,16 @@ describe('luaScriptError', () => {
     expect(luaScriptError(script, { name: 'Retain', params: ['desiredObj'] })).toBeUndefined();
     expect(luaScriptError(script, retain)).toEqual(expect.stringContaining('must take 2 parameters'));
   });
+
+  it('keeps a script cut from a long document without keeping the document', () => {
+    const before = heapAfterGcMiB();
+    for (let i = 0; i < 64; i++) {
+      // js-yaml hands out scalars as slices of the document's text.
+      const script = `function Retain(desiredObj, observedObj) return ${i} end`;
+      const document = `${script}\n${'#'.repeat(1024 * 1024)}`;
+      expect(luaScriptError(document.slice(0, script.length), retain)).toBeUndefined();
+    }
+    expect(heapAfterGcMiB() - before).toBeLessThan(16);
+  });
 });
+

@@ -1,15 +1,8 @@
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import { MAX_KEY_LENGTH, memoizeVerdict } from '../../src/checks/memo.js';
 import { camelCaseWithDomain } from '../../src/checks/names.js';
+import { heapAfterGcMiB as heapMiB } from '../heap.js';
 
-setFlagsFromString('--expose-gc');
-const gc = runInNewContext('gc') as () => void;
-const heapMiB = () => {
-  gc();
-  return process.memoryUsage().heapUsed / 1024 / 1024;
-};
 /** A short string cut from a 1 MiB one (the domain of a huge key): V8 lets such a slice share the long string's memory. */
 const sliceOfMiB = (i: number) => {
   const long = `p${i}.example.com/${'X'.repeat(1024 * 1024)}`;
