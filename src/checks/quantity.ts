@@ -11,7 +11,13 @@ export interface Quantity {
   readonly den: bigint;
 }
 
-const QUANTITY = /^([+-]?)(\d+\.?\d*|\.\d+)(Ki|Mi|Gi|Ti|Pi|Ei|n|u|m|k|M|G|T|P|E|[eE][+-]?\d+)?$/;
+/** apimachinery's grammar: a signed decimal number, then a binary or decimal suffix or an exponent. */
+const NUMBER = String.raw`\d+\.?\d*|\.\d+`;
+const SUFFIX = String.raw`Ki|Mi|Gi|Ti|Pi|Ei|n|u|m|k|M|G|T|P|E|[eE][+-]?\d+`;
+/** The grammar, capturing sign, number and suffix for the parse. */
+const QUANTITY = new RegExp(`^([+-]?)(${NUMBER})(${SUFFIX})?$`);
+/** The same grammar without captures, for the check alone. */
+const QUANTITY_SHAPE = new RegExp(`^[+-]?(?:${NUMBER})(?:${SUFFIX})?$`);
 
 const BINARY: Record<string, bigint> = { Ki: 1n << 10n, Mi: 1n << 20n, Gi: 1n << 30n, Ti: 1n << 40n, Pi: 1n << 50n, Ei: 1n << 60n };
 const DECIMAL: Record<string, number> = { n: -9, u: -6, m: -3, k: 3, M: 6, G: 9, T: 12, P: 15, E: 18 };
@@ -57,8 +63,6 @@ function parse(text: string): Quantity | undefined {
   return exp10 >= 0 ? normalize(num * 10n ** BigInt(exp10), 1n) : normalize(num, 10n ** BigInt(-exp10));
 }
 
-/** The grammar alone, as QUANTITY, without its captures. */
-const QUANTITY_SHAPE = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:Ki|Mi|Gi|Ti|Pi|Ei|n|u|m|k|M|G|T|P|E|[eE][+-]?\d+)?$/;
 /** The grammar alone, without building the exact value: this runs on every quantity in every object. */
 export function isQuantity(input: unknown): boolean {
   if (typeof input === 'number') return Number.isFinite(input);
