@@ -1,6 +1,6 @@
 /** Work (work.<domain>/v1alpha1, namespaced): manifests to deploy on one member cluster, with per-manifest status. */
 import { Arr, Bool, Condition, INT32_MAX, Int32, Obj, Opt, RawObject, RawValue, ReqStr, ResourceHealth, Str, envelope, type Static } from './_shared/schema.js';
-import { add, checkConditions, child, index, isInt, isRecord, isString, list, record } from './_shared/checks.js';
+import { add, checkConditions, child, index, isInt, isRecord, isString, list, record, tupleKey } from './_shared/checks.js';
 import { duplicate, invalid, required } from '../src/field.js';
 import type { KindRules, RuleContext } from '../src/rule.js';
 
@@ -46,17 +46,13 @@ function requireString(ctx: RuleContext, value: unknown, path: string, detail: s
   return false;
 }
 
-/** Group, kind, namespace and name, length-prefixed so that no two identities share a key. */
-const identityKey = (group: string, kind: string, namespace: string, name: string): string =>
-  `${group.length}:${group}${kind.length}:${kind}${namespace.length}:${namespace}${name.length}:${name}`;
-
 /** The manifest's identity on the member cluster, or undefined when it has none yet (generateName) or is malformed. */
 function manifestKey(ctx: RuleContext, manifest: unknown, k: number): string | undefined {
   if (!isRecord(manifest)) return undefined; // the schema reports non-objects
   const { apiVersion, kind, metadata } = manifest;
   // The common case, a complete manifest, needs no field paths.
   if (isString(kind) && kind !== '' && isString(apiVersion) && apiVersion !== '' && isRecord(metadata) && isString(metadata.name) && metadata.name !== '') {
-    return identityKey(groupOf(apiVersion), kind, isString(metadata.namespace) ? metadata.namespace : '', metadata.name);
+    return tupleKey(groupOf(apiVersion), kind, isString(metadata.namespace) ? metadata.namespace : '', metadata.name);
   }
   return incompleteManifestKey(ctx, manifest, index(MANIFESTS, k));
 }
@@ -80,7 +76,7 @@ function incompleteManifestKey(ctx: RuleContext, manifest: Record<string, unknow
   if (generated && (metadata.name === undefined || metadata.name === '')) return undefined;
   const hasName = requireString(ctx, metadata.name, child(metadataPath, 'name'), 'name or generateName is required');
   if (!hasKind || !hasApiVersion || !hasName) return undefined;
-  return identityKey(groupOf(manifest.apiVersion as string), manifest.kind as string, isString(metadata.namespace) ? metadata.namespace : '', metadata.name as string);
+  return tupleKey(groupOf(manifest.apiVersion as string), manifest.kind as string, isString(metadata.namespace) ? metadata.namespace : '', metadata.name as string);
 }
 
 function validate(work: Work, ctx: RuleContext): void {

@@ -1,6 +1,6 @@
 /** WorkloadRebalancer (apps.<domain>/v1alpha1, cluster-scoped): a job that reschedules the listed workloads. */
 import { Arr, Int32, Int64, Obj, Opt, ReqStr, Str, Time, Unsafe, envelope, type Static } from './_shared/schema.js';
-import { add, checkUnique, child, index, isRecord, isString, list, record } from './_shared/checks.js';
+import { add, checkUnique, child, index, isRecord, isString, list, record, tupleKey } from './_shared/checks.js';
 import { duplicate, invalid, required } from '../src/field.js';
 import { dns1123Label } from '../src/checks/names.js';
 import type { KindRules, RuleContext } from '../src/rule.js';
@@ -48,9 +48,7 @@ function checkNamespace(ctx: RuleContext, reference: unknown, path: string): voi
 function workloadKey(reference: unknown): string | undefined {
   const { apiVersion, kind, name, namespace } = record(reference);
   if (!isString(apiVersion) || !isString(kind) || !isString(name) || apiVersion === '' || kind === '' || name === '') return undefined;
-  const ns = isString(namespace) ? namespace : '';
-  // Length-prefixed, so no two different workloads share a key whatever their text.
-  return `${apiVersion.length}:${apiVersion}${kind.length}:${kind}${ns.length}:${ns}${name.length}:${name}`;
+  return tupleKey(apiVersion, kind, isString(namespace) ? namespace : '', name);
 }
 
 function validate(rebalancer: WorkloadRebalancer, ctx: RuleContext): void {

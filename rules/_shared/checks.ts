@@ -55,6 +55,13 @@ export function checkUnique<T>(ctx: RuleContext, items: readonly T[], keyOf: (it
 
 const SHORT_LIST = 16;
 
+/** One key for several strings, each prefixed with its length, so no two different tuples share a key whatever their text. */
+export function tupleKey(...parts: readonly string[]): string {
+  let key = '';
+  for (const part of parts) key += `${part.length}:${part}`;
+  return key;
+}
+
 /** Condition lists are maps keyed by `type`: a type may appear once. */
 export function checkConditions(ctx: RuleContext, conditions: unknown, path: string): void {
   checkUnique(ctx, list(conditions), (c) => record(c).type, (c, i) => duplicate(child(index(path, i), 'type'), record(c).type));
@@ -105,7 +112,7 @@ export function checkTaintsUnique(ctx: RuleContext, taints: unknown, path: strin
     list(taints),
     (t) => {
       const r = record(t);
-      return isString(r.key) && isString(r.effect) ? `${r.key}\u0000${r.effect}` : undefined;
+      return isString(r.key) && isString(r.effect) ? tupleKey(r.key, r.effect) : undefined;
     },
     (t, i) => {
       const r = record(t);
