@@ -9,10 +9,12 @@ import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import type { Ajv, ValidateFunction } from 'ajv';
 import { ajvFormats } from './schema-formats.js';
+import { lazyRequire } from './lazy.js';
 
 type AjvModule = typeof import('ajv');
 
-const load = (): AjvModule => createRequire(import.meta.url)('ajv') as AjvModule;
+const require = createRequire(import.meta.url);
+const load = lazyRequire<AjvModule>('ajv');
 
 function configure(ajv: Ajv): Ajv {
   for (const [name, format] of Object.entries(ajvFormats)) ajv.addFormat(name, format);
@@ -105,7 +107,7 @@ const GENERATOR_REVISION = 1;
 let fingerprint: string | undefined;
 function compilerFingerprint(): string {
   fingerprint ??= JSON.stringify({
-    ajv: (createRequire(import.meta.url)('ajv/package.json') as { version: string }).version,
+    ajv: (require('ajv/package.json') as { version: string }).version,
     options: AJV_OPTIONS,
     shareAbove: SHARE_ABOVE,
     formats: Object.entries(ajvFormats).map(([name, f]) => [name, typeof f === 'object' && f !== null && 'type' in f ? f.type : typeof f]),
@@ -124,7 +126,7 @@ export const GENERATED_VALIDATORS = 'validators.generated.cjs';
  */
 export function standaloneModule(schemas: Record<string, object>): string {
   const ajvModule = load();
-  const standaloneCode = createRequire(import.meta.url)('ajv/dist/standalone/index.js').default as (ajv: Ajv, refs: Record<string, string>) => string;
+  const standaloneCode = require('ajv/dist/standalone/index.js').default as (ajv: Ajv, refs: Record<string, string>) => string;
   const ajv = configure(new ajvModule.Ajv({ ...AJV_OPTIONS, code: { source: true, formats: ajvModule._`formats` } }));
   const refs: Record<string, string> = {};
   const hashes: Record<string, string> = {};
