@@ -382,3 +382,6 @@ export function readObjects(paths: readonly string[]): { objects: Record<string,
 
 /** `file:line:column` of a problem, as much of it as is known. */
 export const problemPosition = (p: ReadProblem): string => `${p.file}${p.line ? `:${p.line}${p.column ? `:${p.column}` : ''}` : ''}`;
+
+/** `file:line:column: message`, the way a problem is printed on its own. */
+export const formatProblem = (p: ReadProblem): string => `${problemPosition(p)}: ${p.message}`;

@@ -10,7 +10,7 @@ import { LineCounter, isAlias, isMap, isScalar, isSeq, parseDocument, type Docum
 import { applyPatch, type Operation as PatchOperation } from 'rfc6902';
 import type { CauseType, Lookups } from '../index.js';
 import { staticLookups } from '../server/context.js';
-import { parseManifests, problemPosition, readObjects, walkFiles, type ReadProblem } from '../manifests.js';
+import { formatProblem, parseManifests, readObjects, walkFiles, type ReadProblem } from '../manifests.js';
 import { KUBECTL_YAML } from '../yaml.js';
 import { isRecord } from '../is.js';
 
@@ -59,10 +59,6 @@ export interface Suite {
   cases: TestCase[];
 }
 
-/** `file:line:column: message`, the way every problem is printed. */
-export function formatProblem(p: ReadProblem): string {
-  return `${problemPosition(p)}: ${p.message}`;
-}
 
 /** Suite files under `paths`: directories are searched recursively (skipping dot folders and node_modules); files are taken as suites. */
 export function findSuites(paths: readonly string[], problems: ReadProblem[]): string[] {

@@ -3,7 +3,7 @@
  * once from YAML or JSON files (multi-document, `List` objects unpacked), for
  * air-gapped installations and tests.
  */
-import { problemPosition, readObjects } from '../manifests.js';
+import { formatProblem, readObjects } from '../manifests.js';
 import { isRecord } from '../is.js';
 import type { Lookups, Service } from '../rule.js';
 
@@ -25,6 +25,6 @@ export function staticLookups(objects: readonly Record<string, unknown>[]): Look
 /** Lookups from files; throws on the first file that cannot be read, naming its position. */
 export function loadContext(paths: readonly string[]): Lookups {
   const { objects, problems } = readObjects(paths);
-  if (problems.length) throw new Error(`${problemPosition(problems[0]!)}: ${problems[0]!.message}`);
+  if (problems.length) throw new Error(formatProblem(problems[0]!));
   return staticLookups(objects);
 }

@@ -5,7 +5,8 @@
 import { dirname } from 'node:path';
 import { parseFlags, type CliIO, type Command } from '../io.js';
 import { junitXml, type JUnitSuite } from '../junit.js';
-import { SuiteLoader, findSuites, formatProblem, type Suite } from '../test-suite.js';
+import { SuiteLoader, findSuites, type Suite } from '../test-suite.js';
+import { formatProblem } from '../../manifests.js';
 import { runCase, type CaseOutcome } from '../test-run.js';
 
 const HELP = `Usage: fleetgate test [flags] [DIR|FILE...]

@@ -5,7 +5,7 @@ import { formatCause } from '../../field.js';
 import { rulesFor, DEFAULT_GROUP_DOMAIN, apiGroup } from '../../../rules/index.js';
 import { staticLookups } from '../../server/context.js';
 import type { Lookups, Operation } from '../../rule.js';
-import { expandPaths, problemPosition, readManifests, readObjects, streamManifests, type ReadProblem, type Source } from '../../manifests.js';
+import { expandPaths, formatProblem, problemPosition, readManifests, readObjects, streamManifests, type ReadProblem, type Source } from '../../manifests.js';
 import { junitXml, type JUnitSuite } from '../junit.js';
 import { parseFlags, type CliIO, type Command } from '../io.js';
 
@@ -226,7 +226,7 @@ function junitSuites(checked: Checked[], problems: ReadProblem[], strict: boolea
     return s;
   };
   for (const p of problems) {
-    suite(p.file).cases.push({ name: `read ${problemPosition(p)}`, classname: 'fleetgate.read', failure: { message: p.message, details: `${problemPosition(p)}: ${p.message}` } });
+    suite(p.file).cases.push({ name: `read ${problemPosition(p)}`, classname: 'fleetgate.read', failure: { message: p.message, details: formatProblem(p) } });
   }
   for (const c of checked) {
     const name = `${displayName(c)} (${where(c)})`;
