@@ -31,7 +31,13 @@ export function parseFlags<const T extends ParseArgsConfig>(command: string, io:
   try {
     return parseArgs(config);
   } catch (err) {
-    io.stderr(`fleetgate ${command}: ${(err as Error).message}\nRun 'fleetgate ${command} --help' for usage.\n`);
+    usageError(command, io, (err as Error).message);
     return undefined;
   }
+}
+
+/** Prints a usage error with a pointer to the command's help; returns the exit code for it, 2. */
+export function usageError(command: string, io: CliIO, message: string): 2 {
+  io.stderr(`fleetgate ${command}: ${message}\nRun 'fleetgate ${command} --help' for usage.\n`);
+  return 2;
 }

@@ -9,7 +9,7 @@ import { isIP } from 'node:net';
 import { basename, dirname, join, resolve } from 'node:path';
 import { caBundleBase64, createCA, createServingCert, type KeyPair } from '../../../certs/tinyca.js';
 import { dns1123Subdomain, wildcardDns1123Subdomain } from '../../checks/names.js';
-import { parseFlags, type CliIO, type Command } from '../io.js';
+import { parseFlags, usageError, type CliIO, type Command } from '../io.js';
 
 const CA_FILE = 'ca.crt';
 const CERT_FILE = 'tls.crt';
@@ -95,10 +95,7 @@ function writeFileAtomically(path: string, content: string, mode: number): void 
 }
 
 async function run(args: string[], io: CliIO): Promise<number> {
-  const usage = (message: string): number => {
-    io.stderr(`fleetgate certs: ${message}\nRun 'fleetgate certs --help' for usage.\n`);
-    return 2;
-  };
+  const usage = (message: string): number => usageError('certs', io, message);
   const parsed = parseFlags('certs', io, {
     args,
     strict: true,

@@ -10,7 +10,7 @@ import { pathToFileURL } from 'node:url';
 import { DEFAULT_GROUP_DOMAIN, apiVersion, ruleModules } from '../../../rules/index.js';
 import { dns1123Subdomain } from '../../checks/names.js';
 import type { KindRules } from '../../rule.js';
-import { parseFlags, type CliIO, type Command } from '../io.js';
+import { parseFlags, usageError, type CliIO, type Command } from '../io.js';
 
 export const JSON_SCHEMA_DRAFT_07 = 'http://json-schema.org/draft-07/schema#';
 export const INDEX_FILE = 'index.json';
@@ -150,10 +150,7 @@ async function run(args: string[], io: CliIO): Promise<number> {
     io.stdout(json(bundleSchema(groupDomain)));
     return 0;
   }
-  if (values.out === '') {
-    io.stderr("fleetgate schema: --out needs a directory\nRun 'fleetgate schema --help' for usage.\n");
-    return 2;
-  }
+  if (values.out === '') return usageError('schema', io, '--out needs a directory');
   const dir = resolve(values.out);
   const files: [string, JsonObject][] = [
     ...ruleModules.map((r): [string, JsonObject] => [schemaFileName(r.kind), kindSchema(r, groupDomain)]),

@@ -1,7 +1,7 @@
 /** `fleetgate serve`: the HTTPS admission webhook. */
 import { pino } from 'pino';
 import { serve } from '../../server/serve.js';
-import { parseFlags, type CliIO, type Command } from '../io.js';
+import { parseFlags, usageError, type CliIO, type Command } from '../io.js';
 
 const HELP = `Usage: fleetgate serve [flags]
 
@@ -60,10 +60,7 @@ async function run(args: string[], io: CliIO): Promise<number> {
   if (!parsed) return 2;
   const { values } = parsed;
   // Flag problems are usage errors (exit 2); a server that cannot start is a failure (exit 1).
-  const usage = (message: string) => {
-    io.stderr(`fleetgate serve: ${message}\nRun 'fleetgate serve --help' for usage.\n`);
-    return 2;
-  };
+  const usage = (message: string) => usageError('serve', io, message);
   const port = (value: string | undefined, fallback: number): number | undefined => {
     if (value === undefined) return fallback;
     const n = Number(value);
