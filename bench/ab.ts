@@ -14,6 +14,7 @@ import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { validate } from '../src/validate.js';
 import { corpus } from './corpus.js';
+import { cpuMicros, quantile } from './stats.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 40);
 const PASSES_PER_ROUND = Number(process.env.BENCH_PASSES ?? 100);
@@ -34,31 +35,29 @@ if (objects.length === 0) {
   process.exit(2);
 }
 
-function cpuMicros(fn: Validate): number {
-  const start = process.cpuUsage();
-  for (let p = 0; p < PASSES_PER_ROUND; p++) for (const o of objects) fn(o);
-  const { user, system } = process.cpuUsage(start);
-  return user + system;
-}
+/** CPU µs of one round: PASSES_PER_ROUND passes of fn over the corpus. */
+const round = (fn: Validate): number =>
+  cpuMicros(() => {
+    for (let p = 0; p < PASSES_PER_ROUND; p++) for (const o of objects) fn(o);
+  });
 
 // Warm-up: both sides reach their optimized code before anything is counted.
 for (let r = 0; r < 20; r++) {
-  cpuMicros(baseline);
-  cpuMicros(validate);
+  round(baseline);
+  round(validate);
 }
 
 const ratios: number[] = [];
 let baselineTotal = 0;
 let currentTotal = 0;
 for (let r = 0; r < ROUNDS; r++) {
-  const before = cpuMicros(baseline);
-  const after = cpuMicros(validate);
+  const before = round(baseline);
+  const after = round(validate);
   ratios.push(after / before);
   baselineTotal += before;
   currentTotal += after;
 }
-ratios.sort((a, b) => a - b);
-const at = (q: number) => ratios[Math.min(ratios.length - 1, Math.floor(q * ratios.length))]!.toFixed(3);
+const at = (q: number) => quantile(ratios, q).toFixed(3);
 const rate = (micros: number) => Math.round((ROUNDS * PASSES_PER_ROUND * objects.length) / (micros / 1e6)).toLocaleString('en-US');
 
 console.log(`corpus: ${objects.length} objects${kind ? ` of kind ${kind}` : ''}; ${ROUNDS} alternating rounds of ${PASSES_PER_ROUND} passes`);

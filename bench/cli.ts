@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { stringify } from 'yaml';
 import { corpus } from './corpus.js';
+import { median } from './stats.js';
 
 const MANIFESTS = Number(process.env.BENCH_MANIFESTS ?? 10_000);
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
@@ -42,7 +43,7 @@ function wall(args: string[]): number {
     spawnSync(cmd!, rest, { stdio: 'ignore' });
     times.push(Number(process.hrtime.bigint() - start) / 1e6);
   }
-  return times.sort((a, b) => a - b)[Math.floor(times.length / 2)]!;
+  return median(times);
 }
 
 const node = wall([process.execPath, '-e', '']);

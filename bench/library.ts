@@ -10,23 +10,18 @@ import { validate } from '../src/validate.js';
 import { checkSchema, kindValidator } from '../src/schema.js';
 import { rulesFor } from '../rules/index.js';
 import { corpus } from './corpus.js';
+import { cpuMicros, median } from './stats.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 41);
 const PASSES_PER_ROUND = Number(process.env.BENCH_PASSES ?? 40);
 
-const cpuMicros = () => {
-  const { user, system } = process.cpuUsage();
-  return user + system;
-};
-
 /** Objects per CPU-second for `passes` runs of fn over the corpus. */
 function rate(fn: (o: unknown) => unknown, objects: readonly unknown[], passes: number): number {
-  const start = cpuMicros();
-  for (let p = 0; p < passes; p++) for (const o of objects) fn(o);
-  return (passes * objects.length) / ((cpuMicros() - start) / 1e6);
+  const micros = cpuMicros(() => {
+    for (let p = 0; p < passes; p++) for (const o of objects) fn(o);
+  });
+  return (passes * objects.length) / (micros / 1e6);
 }
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 const schemaOnly = (o: unknown) => {
   const rules = rulesFor((o as { kind: string }).kind)!;

@@ -17,6 +17,7 @@ import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { createCA, createServingCert } from '../certs/tinyca.js';
 import { corpus } from './corpus.js';
+import { median } from './stats.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -113,7 +114,6 @@ async function load(port: number, pid: number, path: string, body: string, extra
 type Side = 'floor' | 'koa' | 'fleetgate';
 const SIDES: readonly Side[] = ['floor', 'koa', 'fleetgate'];
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 async function main() {
   const fleetgatePort = 18443;

@@ -1,0 +1,20 @@
+/** Measuring helpers shared by the benchmarks. */
+
+/** The value at quantile `q` (0 to 1) of `xs`: the median is `quantile(xs, 0.5)`, the upper middle one of an even count. */
+export function quantile(xs: readonly number[], q: number): number {
+  const sorted = [...xs].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
+}
+
+export const median = (xs: readonly number[]): number => quantile(xs, 0.5);
+
+/**
+ * CPU time this process spends in `work`, in µs: user and system, whatever else the
+ * shared machine runs meanwhile.
+ */
+export function cpuMicros(work: () => void): number {
+  const start = process.cpuUsage();
+  work();
+  const { user, system } = process.cpuUsage(start);
+  return user + system;
+}
