@@ -30,14 +30,11 @@ export function checkUnique<T>(ctx: RuleContext, items: readonly T[], keyOf: (it
   if (items.length < 2) return;
   // Most lists are short: comparing with the earlier keys is cheaper than building a Set.
   const seen = items.length <= SHORT_LIST ? undefined : new Set<unknown>();
-  const keys: unknown[] = [];
+  const earlier: unknown[] = [];
   let byJson: Map<string, object> | undefined;
   for (let i = 0; i < items.length; i++) {
     let k = keyOf(items[i]!);
-    if (k === undefined || k === null || k === '') {
-      keys.push(undefined);
-      continue;
-    }
+    if (k === undefined || k === null || k === '') continue;
     if (typeof k === 'object') {
       // Equal JSON, one token: identity comparison then does the rest.
       const json = JSON.stringify(k);
@@ -46,10 +43,9 @@ export function checkUnique<T>(ctx: RuleContext, items: readonly T[], keyOf: (it
       if (!token) byJson.set(json, (token = {}));
       k = token;
     }
-    const duplicate = seen ? seen.has(k) : keys.includes(k);
-    keys.push(k);
-    if (duplicate) ctx.causes.push(report(items[i]!, i));
-    else seen?.add(k);
+    if (seen ? seen.has(k) : earlier.includes(k)) ctx.causes.push(report(items[i]!, i));
+    else if (seen) seen.add(k);
+    else earlier.push(k);
   }
 }
 
