@@ -7,18 +7,19 @@
  *   raw-body, the stack fleetgate is built on. The gap between the two floors is the
  *   framework's; the gap between this one and fleetgate is fleetgate's own code.
  *
- * Usage: floor.js CERT_DIR PORT ANSWER_FILE [bare|koa]
+ * Usage: floor.js CERT_DIR PORT ANSWER_FILE bare
+ *        floor.js CERT_DIR PORT ANSWER_FILE koa WEBHOOK_PATH...
+ *
+ * The Koa stack is imported only for the Koa floor, and the paths come from the caller, so
+ * each floor's memory is its stack's alone.
  */
 import { createServer } from 'node:https';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import Koa from 'koa';
-import Router from '@koa/router';
-import getRawBody from 'raw-body';
-import { kindsFor } from '../rules/index.js';
+import type Koa from 'koa';
 
-const [certDir, port, answerFile, framework = 'bare'] = process.argv.slice(2) as [string, string, string, string?];
+const [certDir, port, answerFile, framework = 'bare', ...webhookPaths] = process.argv.slice(2) as [string, string, string, string?, ...string[]];
 const answer = readFileSync(answerFile);
 
 function bare(req: IncomingMessage, res: ServerResponse): void {
@@ -31,7 +32,10 @@ function bare(req: IncomingMessage, res: ServerResponse): void {
   });
 }
 
-function koa(): (req: IncomingMessage, res: ServerResponse) => void {
+async function koa(): Promise<(req: IncomingMessage, res: ServerResponse) => void> {
+  const { default: Koa } = await import('koa');
+  const { default: Router } = await import('@koa/router');
+  const { default: getRawBody } = await import('raw-body');
   const app = new Koa();
   const router = new Router();
   const answerFixed = async (ctx: Koa.Context) => {
@@ -39,15 +43,13 @@ function koa(): (req: IncomingMessage, res: ServerResponse) => void {
     ctx.type = 'application/json';
     ctx.body = answer;
   };
-  router.post('/validate', answerFixed);
-  router.post('/mutate', answerFixed);
-  for (const info of kindsFor()) router.post(info.webhookPaths.validate, answerFixed).post(info.webhookPaths.mutate, answerFixed);
+  for (const path of webhookPaths) router.post(path, answerFixed);
   app.use(router.routes());
   app.use(router.allowedMethods());
   return app.callback();
 }
 
-const server = createServer({ cert: readFileSync(join(certDir, 'tls.crt')), key: readFileSync(join(certDir, 'tls.key')) }, framework === 'koa' ? koa() : bare);
+const server = createServer({ cert: readFileSync(join(certDir, 'tls.crt')), key: readFileSync(join(certDir, 'tls.key')) }, framework === 'koa' ? await koa() : bare);
 server.keepAliveTimeout = 95_000;
 server.listen(Number(port), '127.0.0.1', () => process.stdout.write('floor listening\n'));
 process.on('SIGTERM', () => server.close(() => process.exit(0)));

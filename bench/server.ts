@@ -5,8 +5,9 @@
  * too. Servers run pinned to core 0, the load generator (autocannon, this process) to
  * core 1; runs alternate between the servers so machine noise hits all of them. Reports
  * req/s, p50/p99 and server CPU µs per request from /proc, with ratios to the floors;
- * then p99 at a fixed 2,000 req/s and RSS idle and under load. Run: `npm run bench:server`
- * (Linux).
+ * then p99 at a fixed 2,000 req/s, and the RSS of all three: at rest before any request,
+ * just started and settled (V8 shrinks an idle heap after some seconds), and the peak under
+ * load. Run: `npm run bench:server` (Linux).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -17,6 +18,7 @@ import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { createCA, createServingCert } from '../certs/tinyca.js';
 import { corpus } from './corpus.js';
+import { kindsFor } from '../rules/index.js';
 import { median } from './stats.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -40,6 +42,19 @@ const payloads = {
   invalid: { path: '/validate-cluster', body: review(objects[objects.indexOf(cluster) + 2]) },
   mutate: { path: '/mutate-cluster', body: review(bareCluster) },
 };
+
+/** Every path fleetgate serves reviews on, for the Koa floor's router. */
+const webhookPaths = ['/validate', '/mutate', ...kindsFor().flatMap((info) => [info.webhookPaths.validate, info.webhookPaths.mutate])];
+
+/** V8 shrinks an idle heap some seconds after start-up or load; memory at rest is measured that long after. */
+const SETTLE_MS = 12_000;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+interface Memory {
+  started: number;
+  settled?: number;
+  peak?: number;
+}
 
 function pinned(core: number, args: string[]): ChildProcess {
   return spawn('taskset', ['-c', String(core), process.execPath, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
@@ -124,8 +139,10 @@ async function main() {
   fleetgate.stdout!.resume();
   fleetgate.stderr!.resume();
   await ready('http://127.0.0.1:18000/readyz');
-  await new Promise((r) => setTimeout(r, 1000));
-  const idleRss = rssMiB(fleetgate.pid!, 'VmRSS');
+  await sleep(1000);
+  const memory: Record<Side, Memory> = { floor: { started: 0 }, koa: { started: 0 }, fleetgate: { started: rssMiB(fleetgate.pid!, 'VmRSS') } };
+  await sleep(SETTLE_MS);
+  memory.fleetgate.settled = rssMiB(fleetgate.pid!, 'VmRSS');
 
   const results: Record<string, Record<Side, Run[]>> = {};
   const floors: ChildProcess[] = [];
@@ -137,15 +154,25 @@ async function main() {
       writeFileSync(answerFile, await answerOf(fleetgatePort, path, body));
       const floorPort = floorPorts[name]!;
       const floor = pinned(0, [join(here, 'floor.js'), dir, String(floorPort), answerFile, 'bare']);
-      const koaFloor = pinned(0, [join(here, 'floor.js'), dir, String(floorPort + 10), answerFile, 'koa']);
+      const koaFloor = pinned(0, [join(here, 'floor.js'), dir, String(floorPort + 10), answerFile, 'koa', ...webhookPaths]);
       floors.push(floor, koaFloor);
       await Promise.all([waitFor(floor, 'floor listening'), waitFor(koaFloor, 'floor listening')]);
+      if (name === 'valid') {
+        // The memory of the three at rest, before any load: the floors as fleetgate was measured.
+        await sleep(1000);
+        memory.floor.started = rssMiB(floor.pid!, 'VmRSS');
+        memory.koa.started = rssMiB(koaFloor.pid!, 'VmRSS');
+        await sleep(SETTLE_MS);
+        memory.floor.settled = rssMiB(floor.pid!, 'VmRSS');
+        memory.koa.settled = rssMiB(koaFloor.pid!, 'VmRSS');
+      }
       results[name] = { floor: [], koa: [], fleetgate: [] };
       for (let r = 0; r < ROUNDS; r++) {
         results[name].floor.push(await load(floorPort, floor.pid!, path, body));
         results[name].koa.push(await load(floorPort + 10, koaFloor.pid!, path, body));
         results[name].fleetgate.push(await load(fleetgatePort, fleetgate.pid!, path, body));
       }
+      if (name === 'valid') memory.koa.peak = rssMiB(koaFloor.pid!, 'VmHWM');
       koaFloor.kill('SIGTERM');
       // The valid floor stays up for the fixed-rate runs below.
       if (name === 'valid') validFloor = floor;
@@ -159,7 +186,10 @@ async function main() {
       fixedRuns.floor.push(await load(floorPorts.valid!, validFloor!.pid!, payloads.valid.path, payloads.valid.body, fixedRate));
       fixedRuns.fleetgate.push(await load(fleetgatePort, fleetgate.pid!, payloads.valid.path, payloads.valid.body, fixedRate));
     }
-    const peakRss = rssMiB(fleetgate.pid!, 'VmHWM');
+    memory.fleetgate.peak = rssMiB(fleetgate.pid!, 'VmHWM');
+    memory.floor.peak = rssMiB(validFloor!.pid!, 'VmHWM');
+    await sleep(SETTLE_MS);
+    const fleetgateAfterLoad = rssMiB(fleetgate.pid!, 'VmRSS');
 
     console.log(`fleetgate vs a bare Node https floor and a Koa floor; ${CONNECTIONS} connections, keep-alive, ${SECONDS}s x ${ROUNDS} interleaved rounds, medians; servers on core 0, load on core 1`);
     console.log('payload  | server    | req/s  | p50 ms | p99 ms | server CPU µs/req | errors');
@@ -182,7 +212,11 @@ async function main() {
         `fixed 2,000 req/s on valid, ${side.padEnd(9)}: ${Math.round(median(runs.map((x) => x.rps)))} req/s achieved, p50 ${median(runs.map((x) => x.p50)).toFixed(1)} ms, p99 ${median(runs.map((x) => x.p99)).toFixed(1)} ms (runs: ${runs.map((x) => x.p99).join(', ')}), errors ${runs.reduce((a, x) => a + x.errors, 0)}`,
       );
     }
-    console.log(`RSS: ${idleRss.toFixed(0)} MiB idle, ${peakRss.toFixed(0)} MiB peak under load`);
+    // The floors' peaks come from the valid payload's runs (the bare floor's also from the fixed-rate ones); fleetgate's from all.
+    const mib = (n: number | undefined) => (n === undefined ? '-' : n.toFixed(0));
+    console.log(`RSS MiB, at rest before any request (just started / after ${SETTLE_MS / 1000} s) and peak under load:`);
+    for (const side of SIDES) console.log(`  ${side.padEnd(9)}: ${mib(memory[side].started)} / ${mib(memory[side].settled)}, peak ${mib(memory[side].peak)}`);
+    console.log(`  fleetgate ${SETTLE_MS / 1000} s after the load ended: ${mib(fleetgateAfterLoad)}`);
   } finally {
     for (const f of floors) f.kill('SIGTERM');
     fleetgate.kill('SIGTERM');
