@@ -55,7 +55,14 @@ export type CronFederatedHPARule = Static<typeof CronFederatedHPARule>;
 /** What the rules scale, which decides the replica fields they may use; unknown when the reference is itself wrong. */
 type Target = 'FederatedHPA' | 'workload' | 'unknown';
 
-const fhpaApiVersion = (ctx: RuleContext): string => `autoscaling.${ctx.groupDomain}/v1alpha1`;
+/** FederatedHPA's apiVersion; asked several times per object, and a process serves one domain, so the last answer is kept. */
+const fhpaApiVersion = (ctx: RuleContext): string => {
+  if (lastFhpaApiVersion.groupDomain !== ctx.groupDomain) {
+    lastFhpaApiVersion = { groupDomain: ctx.groupDomain, apiVersion: `autoscaling.${ctx.groupDomain}/v1alpha1` };
+  }
+  return lastFhpaApiVersion.apiVersion;
+};
+let lastFhpaApiVersion = { groupDomain: '', apiVersion: '' };
 
 /** An int32 the schema accepted; anything else the schema already reported. */
 const int32 = (v: unknown): number | undefined => (isInt(v) && v >= INT32_MIN && v <= INT32_MAX ? v : undefined);
@@ -93,13 +100,16 @@ function checkFederatedHPAReplicas(rule: Record<string, unknown>, path: string, 
   }
 }
 
+const FHPA_ONLY_FIELDS = ['targetMinReplicas', 'targetMaxReplicas'] as const;
+
 function checkWorkloadReplicas(rule: Record<string, unknown>, path: string, ctx: RuleContext): void {
   const replicas = int32(rule.targetReplicas);
   if (rule.targetReplicas === undefined) ctx.warnings.push(`${path}: no targetReplicas, so this rule changes nothing`);
   else if (replicas !== undefined && replicas < 0) add(ctx, invalid(child(path, 'targetReplicas'), replicas, 'targetReplicas should be larger than or equal to 0'));
-  const fhpaOnly = `only for a FederatedHPA target (scaleTargetRef apiVersion "${fhpaApiVersion(ctx)}", kind "${FEDERATED_HPA}"); use targetReplicas`;
-  for (const field of ['targetMinReplicas', 'targetMaxReplicas']) {
-    if (rule[field] !== undefined) add(ctx, forbidden(child(path, field), fhpaOnly));
+  for (const field of FHPA_ONLY_FIELDS) {
+    if (rule[field] !== undefined) {
+      add(ctx, forbidden(child(path, field), `only for a FederatedHPA target (scaleTargetRef apiVersion "${fhpaApiVersion(ctx)}", kind "${FEDERATED_HPA}"); use targetReplicas`));
+    }
   }
 }
 
@@ -138,8 +148,11 @@ const fingerprint = (value: unknown): string => JSON.stringify(isRecord(value) ?
  * only what this write records: an execution or next time already stored was written for the rule as
  * it was then, and a spec change (a new targetMaxReplicas, suspend) must not turn it into an error.
  */
+const NOTHING_RECORDED: ReadonlySet<string> = new Set();
+
 function storedHistories(ctx: RuleContext): Map<unknown, Record<string, unknown>> {
   const stored = new Map<unknown, Record<string, unknown>>();
+  if (ctx.oldObject === undefined) return stored;
   for (const h of list(record(record(record(ctx.oldObject).status)).executionHistories)) {
     if (isRecord(h) && !stored.has(h.ruleName)) stored.set(h.ruleName, h);
   }
@@ -162,19 +175,19 @@ function validateStatus(cron: CronFederatedHPA, ctx: RuleContext): void {
     const rule = rulesByName.get(history.ruleName);
     if (!rule) return;
     const before = stored.get(history.ruleName);
-    const historyPath = index(path, i);
     // States and transitions: a suspended rule has no later executions, so nextExecutionTime is unset.
     if (rule.suspend === true && history.nextExecutionTime !== undefined && history.nextExecutionTime !== before?.nextExecutionTime) {
-      add(ctx, forbidden(child(historyPath, 'nextExecutionTime'), `the rule "${String(history.ruleName)}" is suspended, so it has no next execution`));
+      add(ctx, forbidden(child(index(path, i), 'nextExecutionTime'), `the rule "${String(history.ruleName)}" is suspended, so it has no next execution`));
     }
     // While the target reference is wrong, which replica fields apply is unknown.
     if (target === 'unknown') return;
-    const recorded = new Set(list(before?.successfulExecutions).map(fingerprint));
+    const storedExecutions = list(before?.successfulExecutions);
+    const recorded = storedExecutions.length > 0 ? new Set(storedExecutions.map(fingerprint)) : NOTHING_RECORDED;
     list(history.successfulExecutions).forEach((execution, j) => {
       if (!isRecord(execution) || (recorded.size > 0 && recorded.has(fingerprint(execution)))) return;
       for (const [targetField, appliedField] of APPLIED_FIELDS[target]) {
         if (rule[targetField] !== undefined && execution[appliedField] === undefined) {
-          add(ctx, required(child(index(child(historyPath, 'successfulExecutions'), j), appliedField), `the rule "${String(history.ruleName)}" sets ${targetField}`));
+          add(ctx, required(child(index(child(index(path, i), 'successfulExecutions'), j), appliedField), `the rule "${String(history.ruleName)}" sets ${targetField}`));
         }
       }
     });

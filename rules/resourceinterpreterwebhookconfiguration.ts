@@ -169,15 +169,17 @@ function checkClientConfig(ctx: RuleContext, clientConfig: unknown, path: string
   }
 }
 
+/** The rule lists where `*` must stand alone, and what their values are called. */
+const WILDCARD_LISTS: readonly (readonly [field: string, what: string])[] = [
+  ['operations', 'operations'],
+  ['apiGroups', 'API groups'],
+  ['apiVersions', 'API versions'],
+  ['kinds', 'kinds'],
+];
+
 function checkRule(ctx: RuleContext, rule: unknown, path: string): void {
   const r = record(rule);
-  const wildcard: [field: string, what: string][] = [
-    ['operations', 'operations'],
-    ['apiGroups', 'API groups'],
-    ['apiVersions', 'API versions'],
-    ['kinds', 'kinds'],
-  ];
-  for (const [field, what] of wildcard) {
+  for (const [field, what] of WILDCARD_LISTS) {
     const values = list(r[field]);
     if (values.length > 1 && values.includes('*')) add(ctx, invalid(child(path, field), values, `if '*' is present, must not specify other ${what}`));
   }

@@ -165,7 +165,9 @@ export function portName(value: string): string | undefined {
 }
 
 /** A fully qualified domain name: a DNS subdomain with at least two labels; one trailing dot is allowed. */
-export function fullyQualifiedDomainName(value: string): string | undefined {
+export const fullyQualifiedDomainName = memoizeVerdict(fullyQualifiedDomainNameProblem, { longestKey: 254 });
+
+function fullyQualifiedDomainNameProblem(value: string): string | undefined {
   const name = value.endsWith('.') ? value.slice(0, -1) : value;
   const sub = dns1123Subdomain(name);
   if (sub) return sub;
