@@ -94,6 +94,23 @@ function validate(work: Work, ctx: RuleContext): void {
   });
 }
 
+/** An identifier as comparable text, independent of key order. */
+const identifierKey = (identifier: Record<string, unknown>): string =>
+  JSON.stringify(Object.entries(identifier).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+
+const NONE_STORED: ReadonlySet<string> = new Set();
+
+/**
+ * On an update of the Work itself the API server keeps the stored status, written for the
+ * manifests as they were: removing a manifest must not turn the stored entry for it into an
+ * error. The identifiers of those entries, so the ordinal check judges only what is new.
+ */
+function storedIdentifiers(ctx: RuleContext): ReadonlySet<string> {
+  if (ctx.operation !== 'UPDATE' || ctx.subResource === 'status' || !isRecord(ctx.oldObject)) return NONE_STORED;
+  const entries = list(record(ctx.oldObject.status).manifestStatuses);
+  return entries.length ? new Set(entries.map((e) => identifierKey(record(record(e).identifier)))) : NONE_STORED;
+}
+
 function validateStatus(work: Work, ctx: RuleContext): void {
   const status = record(work.status);
   checkConditions(ctx, status.conditions, 'status.conditions');
@@ -101,12 +118,14 @@ function validateStatus(work: Work, ctx: RuleContext): void {
   const specOf = ctx.subResource === 'status' && isRecord(ctx.oldObject) ? ctx.oldObject : work;
   const manifests = record(record(record(specOf).spec).workload).manifests;
   const count = Array.isArray(manifests) ? manifests.length : 0;
+  const stored = storedIdentifiers(ctx);
   const seen = new Set<number>();
   list(status.manifestStatuses).forEach((manifestStatus, i) => {
-    const ordinal = record(record(manifestStatus).identifier).ordinal;
+    const identifier = record(record(manifestStatus).identifier);
+    const ordinal = identifier.ordinal;
     if (!isInt(ordinal) || ordinal < 0 || ordinal > INT32_MAX) return; // the schema reports it
     const path = child(child(index('status.manifestStatuses', i), 'identifier'), 'ordinal');
-    if (count > 0 && ordinal >= count) {
+    if (count > 0 && ordinal >= count && !stored.has(identifierKey(identifier))) {
       add(ctx, invalid(path, ordinal, `must index spec.workload.manifests (0 to ${count - 1}): the ordinal is the manifest's position in that list`));
       return;
     }

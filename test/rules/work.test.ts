@@ -171,6 +171,18 @@ describe('Work', () => {
     expectCauses(grown, []);
   });
 
+  it('does not judge the stored status against a spec update that removes manifests', () => {
+    // The API server keeps the stored status on an update of the Work itself: its entry for the removed manifest is stale, not new.
+    const update = { operation: 'UPDATE' as const, oldObject: work };
+    const shrunk = changed(work, (o) => o.spec.workload.manifests.pop());
+    expectCauses(shrunk, [], update);
+    // An entry the stored status does not have is still judged against the new spec.
+    const moved = changed(shrunk, (o) => (o.status.manifestStatuses[1].identifier.name = 'elsewhere'));
+    expectCauses(moved, [Invalid('status.manifestStatuses[1].identifier.ordinal')], update);
+    // On CREATE there is no stored status.
+    expectCauses(shrunk, [Invalid('status.manifestStatuses[1].identifier.ordinal')]);
+  });
+
   it('checks immutable metadata on UPDATE', () => {
     expectCauses(changed(work, (o) => (o.spec.suspendDispatching = true)), [], { operation: 'UPDATE', oldObject: work });
     expectCauses(changed(work, (o) => (o.metadata.name = 'other')), [Invalid('metadata.name')], { operation: 'UPDATE', oldObject: work });
