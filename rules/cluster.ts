@@ -72,6 +72,8 @@ const apiEndpointError = memoizeVerdict((endpoint: string): string | undefined =
     if (url.search || endpoint.includes('?')) return 'query parameters are not permitted in the URL';
     return undefined;
   }
+  // A bare IPv6 address is an IP too; only with a port does it need its brackets.
+  if (isIP(endpoint) === 6) return undefined;
   const match = HOST_PORT.exec(endpoint);
   if (!match) return `apiEndpoint must be a valid endpoint; ${API_ENDPOINT_FORMAT}`;
   const host = match[1]!.replace(/^\[(.*)\]$/, '$1');

@@ -29,10 +29,10 @@ describe('Cluster', () => {
     { name: 'syncMode not a string is blamed once', edit: (o) => (o.spec.syncMode = 5), want: [Invalid('spec.syncMode')] },
     { name: 'spec missing', edit: (o) => delete o.spec, want: [Required('spec')] },
     // apiEndpoint: the spec's forms and URLs
-    ...['member1.example.com', 'member1.example.com:6443', '10.0.0.1', '10.0.0.1:6443', '[fd00::1]:6443', 'https://member1.example.com'].map(
+    ...['member1.example.com', 'member1.example.com:6443', '10.0.0.1', '10.0.0.1:6443', 'fd00::1', '2001:db8::1', '[fd00::1]:6443', 'https://member1.example.com'].map(
       (endpoint): Case => ({ name: `apiEndpoint ${endpoint}`, edit: (o) => (o.spec.apiEndpoint = endpoint), want: [] }),
     ),
-    ...['https://user:pw@10.0.0.1:6443', 'https://10.0.0.1:6443/#frag', 'https://10.0.0.1:6443/?q=1', 'not a host', '10.0.0.1:70000', 'https://'].map(
+    ...['https://user:pw@10.0.0.1:6443', 'https://10.0.0.1:6443/#frag', 'https://10.0.0.1:6443/?q=1', 'not a host', '10.0.0.1:70000', 'fd00::1::2', 'https://'].map(
       (endpoint): Case => ({ name: `apiEndpoint ${endpoint}`, edit: (o) => (o.spec.apiEndpoint = endpoint), want: [Invalid('spec.apiEndpoint')] }),
     ),
     // secrets
