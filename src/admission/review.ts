@@ -77,7 +77,15 @@ function decode(input: unknown, options: ReviewOptions): Decoded | { error: stri
     return { error: `request.operation ${JSON.stringify(request.operation ?? null)} is not one of CREATE, UPDATE, DELETE, CONNECT` };
   }
   const req = request as unknown as AdmissionRequest;
-  if (operation === 'DELETE' || operation === 'CONNECT') return { request: req, operation };
+  const requestKind = isRecord(request.kind) && typeof request.kind.kind === 'string' ? request.kind.kind : undefined;
+  if (operation === 'DELETE' || operation === 'CONNECT') {
+    // Nothing to validate, but a per-kind endpoint still answers only for its kind.
+    const kindName = requestKind ?? (isRecord(request.oldObject) ? request.oldObject.kind : undefined);
+    if (options.kind !== undefined && typeof kindName === 'string' && kindName !== options.kind) {
+      return { error: `this endpoint serves ${options.kind}, but the request is for ${kindName}` };
+    }
+    return { request: req, operation };
+  }
 
   const object = request.object;
   if (object === undefined || object === null) return { error: 'there is no content to decode: request.object is empty' };
@@ -86,7 +94,7 @@ function decode(input: unknown, options: ReviewOptions): Decoded | { error: stri
     return { error: 'request.oldObject is not a JSON object' };
   }
 
-  const kindName = isRecord(request.kind) && typeof request.kind.kind === 'string' ? request.kind.kind : object.kind;
+  const kindName = requestKind ?? object.kind;
   const rules = rulesFor(kindName);
   const groupDomain = options.groupDomain ?? DEFAULT_GROUP_DOMAIN;
   if (!rules) {

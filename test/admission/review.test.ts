@@ -128,6 +128,16 @@ describe('review() on input it cannot use', () => {
     expect(out.response?.status).toEqual({ code: 400, message: 'this endpoint serves Work, but the request is for Cluster' });
   });
 
+  it('answers 400 when a per-kind endpoint receives a DELETE of another kind, and allows its own', () => {
+    const deleteOf = (kind: Record<string, unknown> | undefined) => admissionReview(null, { operation: 'DELETE', oldObject: cluster, kind });
+    const clusterKind = { group: 'cluster.karmada.io', version: 'v1alpha1', kind: 'Cluster' };
+    expect(sync(review(deleteOf(clusterKind), { mode: 'validate', kind: 'Work' })).response?.status).toEqual({ code: 400, message: 'this endpoint serves Work, but the request is for Cluster' });
+    // Without request.kind, the stored object names the kind.
+    expect(sync(review(deleteOf(undefined), { mode: 'validate', kind: 'Work' })).response?.status?.code).toBe(400);
+    expect(sync(review(deleteOf(clusterKind), { mode: 'validate', kind: 'Cluster' })).response?.allowed).toBe(true);
+    expect(sync(review(deleteOf(clusterKind), { mode: 'validate' })).response?.allowed).toBe(true);
+  });
+
   it('never throws, whatever it is given', () => {
     let deep: Record<string, unknown> = {};
     const root = deep;
