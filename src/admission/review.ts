@@ -26,6 +26,20 @@ export interface ReviewOptions extends RuleOptions {
 
 const REVIEW_VERSIONS = new Set(['admission.k8s.io/v1', 'admission.k8s.io/v1beta1']);
 
+const SHOWN_LENGTH = 64;
+
+/**
+ * A request value as an error message may quote it: a short string or a scalar. An object
+ * in a field that takes a name is described, not printed, so the message (which the
+ * service also logs) carries no object contents and stays short.
+ */
+function shown(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value.length > SHOWN_LENGTH ? `${value.slice(0, SHOWN_LENGTH)}…` : value);
+  if (value === undefined || value === null) return 'null';
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  return Array.isArray(value) ? 'an array' : 'an object';
+}
+
 /** An `admission.k8s.io/v1` or `v1beta1` AdmissionReview envelope (its request is checked by review()). */
 export const isAdmissionReview = (body: unknown): body is { apiVersion: string; kind: 'AdmissionReview'; request?: unknown } =>
   isRecord(body) && body.kind === 'AdmissionReview' && typeof body.apiVersion === 'string' && REVIEW_VERSIONS.has(body.apiVersion);
@@ -66,7 +80,7 @@ function decode(input: unknown, options: ReviewOptions): Decoded | { error: stri
   if (!isRecord(input)) return { error: 'the body is not an AdmissionReview: expected a JSON object' };
   if (!isAdmissionReview(input)) {
     return {
-      error: `the body is not an AdmissionReview: expected apiVersion admission.k8s.io/v1 or admission.k8s.io/v1beta1 and kind AdmissionReview, got ${JSON.stringify(input.apiVersion ?? null)} and ${JSON.stringify(input.kind ?? null)}`,
+      error: `the body is not an AdmissionReview: expected apiVersion admission.k8s.io/v1 or admission.k8s.io/v1beta1 and kind AdmissionReview, got ${shown(input.apiVersion)} and ${shown(input.kind)}`,
     };
   }
   const request = input.request;
@@ -74,7 +88,7 @@ function decode(input: unknown, options: ReviewOptions): Decoded | { error: stri
   if (typeof request.uid !== 'string' || request.uid === '') return { error: 'request.uid is required' };
   const operation = request.operation as Operation;
   if (!OPERATIONS.has(operation)) {
-    return { error: `request.operation ${JSON.stringify(request.operation ?? null)} is not one of CREATE, UPDATE, DELETE, CONNECT` };
+    return { error: `request.operation ${shown(request.operation)} is not one of CREATE, UPDATE, DELETE, CONNECT` };
   }
   const req = request as unknown as AdmissionRequest;
   const requestKind = isRecord(request.kind) && typeof request.kind.kind === 'string' ? request.kind.kind : undefined;
@@ -98,14 +112,14 @@ function decode(input: unknown, options: ReviewOptions): Decoded | { error: stri
   const rules = rulesFor(kindName);
   const groupDomain = options.groupDomain ?? DEFAULT_GROUP_DOMAIN;
   if (!rules) {
-    return { error: `kind ${JSON.stringify(kindName ?? null)} is not served by fleetgate; served kinds: ${supportedKinds.join(', ')}` };
+    return { error: `kind ${shown(kindName)} is not served by fleetgate; served kinds: ${supportedKinds.join(', ')}` };
   }
   if (options.kind !== undefined && options.kind !== rules.kind) {
     return { error: `this endpoint serves ${options.kind}, but the request is for ${rules.kind}` };
   }
   const group = isRecord(request.kind) ? request.kind.group : undefined;
   if (typeof group === 'string' && group !== apiGroup(rules, groupDomain)) {
-    return { error: `group ${JSON.stringify(group)} is not served: ${rules.kind} is served in group ${apiGroup(rules, groupDomain)}` };
+    return { error: `group ${shown(group)} is not served: ${rules.kind} is served in group ${apiGroup(rules, groupDomain)}` };
   }
   const oldObject = isRecord(request.oldObject) ? request.oldObject : undefined;
   return { request: req, operation, rules, object: withRequestNamespace(object, rules, req), oldObject };

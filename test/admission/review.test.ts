@@ -128,6 +128,15 @@ describe('review() on input it cannot use', () => {
     expect(out.response?.status).toEqual({ code: 400, message: 'this endpoint serves Work, but the request is for Cluster' });
   });
 
+  it('describes, not prints, a value that is no name where a name belongs', () => {
+    const input = admissionReview({ ...cluster, kind: { secret: 'x'.repeat(100_000) } }, { kind: undefined });
+    const message = sync(review(input, { mode: 'validate' })).response?.status?.message ?? '';
+    expect(message).toMatch(/^kind an object is not served/);
+    expect(message).not.toContain('secret');
+    const long = sync(review(admissionReview({ ...cluster, kind: `K${'x'.repeat(1000)}` }, { kind: undefined }), { mode: 'validate' })).response?.status?.message ?? '';
+    expect(long.length).toBeLessThan(400);
+  });
+
   it('answers 400 when a per-kind endpoint receives a DELETE of another kind, and allows its own', () => {
     const deleteOf = (kind: Record<string, unknown> | undefined) => admissionReview(null, { operation: 'DELETE', oldObject: cluster, kind });
     const clusterKind = { group: 'cluster.karmada.io', version: 'v1alpha1', kind: 'Cluster' };
