@@ -27,6 +27,8 @@ export interface AppOptions extends RuleOptions {
   maxBodyBytes?: number;
   metrics?: WebhookMetrics;
   logger?: Logger;
+  /** True once the server is shutting down: answers then carry `Connection: close`, so no client reuses a closing connection. */
+  draining?: () => boolean;
 }
 
 /** A Kubernetes Status body for answers that cannot be an AdmissionReview. */
@@ -68,19 +70,24 @@ const timeoutParam = (ctx: Koa.Context): string | undefined => (typeof ctx.query
 
 type Review = { apiVersion?: unknown; kind?: unknown; request?: Record<string, any> };
 
+/** A request field as logs and metrics may show it: only a string is an identity; anything else could be object contents. */
+const text = (...candidates: unknown[]): string | undefined => candidates.find((c): c is string => typeof c === 'string');
+
 /** What the logs and metrics say about a request: identity only, never object contents. */
 function describe(body: Review) {
   const r = body.request ?? {};
   const object = r.object ?? r.oldObject ?? {};
   return {
-    uid: r.uid,
-    kind: r.kind?.kind ?? object.kind ?? 'unknown',
-    namespace: r.namespace ?? object.metadata?.namespace,
-    name: r.name ?? object.metadata?.name,
-    operation: r.operation ?? 'unknown',
-    subResource: r.subResource || undefined,
+    uid: text(r.uid),
+    kind: text(r.kind?.kind, object.kind) ?? 'unknown',
+    namespace: text(r.namespace, object.metadata?.namespace),
+    name: text(r.name, object.metadata?.name),
+    operation: text(r.operation) ?? 'unknown',
+    subResource: text(r.subResource) || undefined,
   };
 }
+
+const OPERATIONS = new Set(['CREATE', 'UPDATE', 'DELETE', 'CONNECT']);
 
 export function createApp(options: AppOptions = {}): Koa {
   const groupDomain = options.groupDomain ?? DEFAULT_GROUP_DOMAIN;
@@ -89,9 +96,13 @@ export function createApp(options: AppOptions = {}): Koa {
   const { metrics, logger } = options;
   const ruleOptions = pickRuleOptions(options);
   const app = new Koa();
-  const router = new Router();
+  // Exact paths, as the API server calls them: `/Validate-Cluster` and `/validate-cluster/` are not webhook paths.
+  const router = new Router({ sensitive: true, strict: true });
 
+  const servedKinds = new Set(kindsFor(groupDomain).map((info) => info.kind));
   const handler = (mode: ReviewOptions['mode'], kind?: string) => async (ctx: Koa.Context) => {
+    // The API server's timeout runs from the moment it sends, so the budget starts before the body is read.
+    const deadline = Date.now() + reviewBudgetMs(timeoutParam(ctx));
     const body = await readJson(ctx, limit);
     if (body === undefined) return;
     if (!isAdmissionReview(body)) {
@@ -100,7 +111,7 @@ export function createApp(options: AppOptions = {}): Koa {
     }
     // Only lookups can outlast the API server's timeout; without them there is no deadline to keep.
     const notes: string[] = [];
-    const lookups = options.lookups && guardLookups(options.lookups, Date.now() + reviewBudgetMs(timeoutParam(ctx)), policy, notes);
+    const lookups = options.lookups && guardLookups(options.lookups, deadline, policy, notes);
     const reviewed = review(body, { mode, kind, groupDomain, lookups, ...ruleOptions });
     // Awaited only when a lookup made it a Promise: most reviews answer synchronously.
     const out: AdmissionReview = reviewed instanceof Promise ? await reviewed : reviewed;
@@ -114,7 +125,8 @@ export function createApp(options: AppOptions = {}): Koa {
     const response = out.response;
     const code = response?.status?.code;
     const verdict = response?.allowed ? 'allowed' : code === 422 ? 'denied' : 'errored';
-    metrics?.verdict(String(request.kind), String(request.operation), verdict);
+    // Label values from a closed set: a caller cannot grow the series count with made-up kinds.
+    metrics?.verdict(servedKinds.has(request.kind) ? request.kind : 'unknown', OPERATIONS.has(request.operation) ? request.operation : 'unknown', verdict);
     if (!logger) return;
     if (verdict === 'allowed') {
       // Built only when debug is on: allowed is the common case, and at info nothing reads it.
@@ -147,6 +159,7 @@ export function createApp(options: AppOptions = {}): Koa {
       logger?.error({ err: (err as Error).message, path: ctx.path }, 'internal error');
       failure(ctx, 500, 'internal error');
     } finally {
+      if (options.draining?.()) ctx.set('Connection', 'close');
       if (track) {
         track.inFlight.dec();
         track.done(ctx.status, (performance.now() - started) / 1000);

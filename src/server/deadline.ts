@@ -20,9 +20,12 @@ export function parseGoDuration(text: string | undefined): number | undefined {
   return total;
 }
 
-/** Time left for the review: the caller's timeout less a margin for writing the answer. */
+/** The longest timeout a webhook configuration may set (timeoutSeconds 1 to 30). */
+export const MAX_TIMEOUT_MS = 30_000;
+
+/** Time left for the review: the caller's timeout (at most the API server's 30 s) less a margin for writing the answer. */
 export function reviewBudgetMs(timeoutParam: string | undefined): number {
-  const timeout = parseGoDuration(timeoutParam) ?? DEFAULT_TIMEOUT_MS;
+  const timeout = Math.min(parseGoDuration(timeoutParam) ?? DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS);
   const margin = Math.min(Math.max(timeout * 0.1, 100), 1000);
   return Math.max(timeout - margin, timeout / 2);
 }

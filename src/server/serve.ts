@@ -113,13 +113,15 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
   }
   const lookups = options.lookups ?? kube?.lookups ?? staticLookups;
 
+  /** False once shutdown begins: readiness fails and answers close their connections. */
+  let ready = true;
   const server = createHttpsServer(
     {
       ...initialTls,
       minVersion: options.tlsMinVersion ?? 'TLSv1.2',
       ...(options.clientCaFile ? { requestCert: true, rejectUnauthorized: true } : {}),
     },
-    createApp({ ...options, lookups, metrics, logger: log }).callback(),
+    createApp({ ...options, lookups, metrics, logger: log, draining: () => !ready }).callback(),
   );
   server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
   server.headersTimeout = KEEP_ALIVE_TIMEOUT_MS + 5_000;
@@ -153,7 +155,6 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
     }
   }
 
-  let ready = true;
   const probes = createHttpServer((req, res) => {
     const path = (req.url ?? '').split('?')[0];
     if (path === '/metrics') {

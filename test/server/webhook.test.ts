@@ -30,6 +30,7 @@ interface Answer {
   status: number;
   json: any;
   serial?: string;
+  headers: import('node:http').IncomingHttpHeaders;
 }
 
 function post(server: RunningServer, path: string, body: unknown, extra: RequestOptions = {}): Promise<Answer> {
@@ -40,7 +41,7 @@ function post(server: RunningServer, path: string, body: unknown, extra: Request
         const serial = (res.socket as import('node:tls').TLSSocket).getPeerCertificate().serialNumber;
         const chunks: Buffer[] = [];
         res.on('data', (c) => chunks.push(c));
-        res.on('end', () => done({ status: res.statusCode ?? 0, json: JSON.parse(Buffer.concat(chunks).toString() || 'null'), serial }));
+        res.on('end', () => done({ status: res.statusCode ?? 0, json: JSON.parse(Buffer.concat(chunks).toString() || 'null'), serial, headers: res.headers }));
       },
     );
     req.on('error', fail);
@@ -220,6 +221,8 @@ describe('shutdown', () => {
     const answer = await inFlight;
     expect(answer.status).toBe(200);
     expect(answer.json.response.allowed).toBe(true);
+    // A client must not reuse a connection the server is about to close.
+    expect(answer.headers.connection).toBe('close');
     await closing;
   });
 });

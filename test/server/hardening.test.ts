@@ -1,0 +1,110 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { request } from 'node:https';
+import { pino } from 'pino';
+import { createCA, createServingCert } from '../../certs/tinyca.js';
+import { serve, type RunningServer, type ServeOptions } from '../../src/server/serve.js';
+import { MAX_TIMEOUT_MS, reviewBudgetMs } from '../../src/server/deadline.js';
+import { examples } from '../fixtures/index.js';
+import { config } from '../fixtures/resourceinterpreterwebhookconfiguration.js';
+
+const ca = createCA();
+const cluster = examples.find((e) => e.kind === 'Cluster') as any;
+
+function certDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'fleetgate-hardening-'));
+  const serving = createServingCert(ca, { dnsNames: ['localhost'], ipAddresses: ['127.0.0.1'] });
+  writeFileSync(join(dir, 'tls.crt'), serving.certPem);
+  writeFileSync(join(dir, 'tls.key'), serving.keyPem);
+  return dir;
+}
+
+/** A server whose info log lines are kept in `lines`. */
+function start(options: ServeOptions = {}): Promise<RunningServer & { lines: Record<string, unknown>[] }> {
+  const lines: Record<string, unknown>[] = [];
+  const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line)) });
+  return serve({ port: 0, probePort: 0, bindAddress: '127.0.0.1', certDir: certDir(), logger, ...options }).then((s) => Object.assign(s, { lines }));
+}
+
+/** Posts `body`, the first `split` bytes at once and the rest after `delayMs`. */
+function post(server: RunningServer, path: string, body: string, split = body.length, delayMs = 0): Promise<{ status: number; json: any }> {
+  return new Promise((done, fail) => {
+    const req = request(
+      { host: '127.0.0.1', port: server.port, path, method: 'POST', ca: ca.certPem, servername: 'localhost', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
+      (res) => {
+        let text = '';
+        res.on('data', (c) => (text += c));
+        res.on('end', () => done({ status: res.statusCode ?? 0, json: text.startsWith('{') ? JSON.parse(text) : text }));
+      },
+    );
+    req.on('error', fail);
+    req.write(body.slice(0, split));
+    setTimeout(() => req.end(body.slice(split)), delayMs);
+  });
+}
+
+const reviewOf = (object: unknown) => JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request: { uid: 'u1', operation: 'CREATE', object } });
+
+describe('what the logs and metrics may say', () => {
+  let server: Awaited<ReturnType<typeof start>>;
+  beforeAll(async () => (server = await start()));
+  afterAll(() => server.close());
+
+  it('logs a denial with identity and field paths only', async () => {
+    const bad = { ...cluster, spec: { ...cluster.spec, syncMode: 'Sideways' } };
+    await post(server, '/validate-cluster', reviewOf(bad));
+    const line = server.lines.find((l) => l.msg === 'denied' && l.uid === 'u1')!;
+    expect(line).toMatchObject({ level: 30, kind: 'Cluster', name: cluster.metadata.name, operation: 'CREATE', causes: ['spec.syncMode'] });
+    expect(JSON.stringify(line)).not.toContain('Sideways');
+  });
+
+  it('leaves out identity fields that are not strings, and keeps metric labels to a closed set', async () => {
+    const hostile = { ...cluster, kind: { secret: 'KIND-VALUE' }, metadata: { name: { secret: 'NAME-VALUE' }, namespace: { secret: 'NS-VALUE' } } };
+    const body = JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request: { uid: 'u2', operation: { secret: 'OP-VALUE' }, object: hostile } });
+    const { json } = await post(server, '/validate', body);
+    expect(json.response.allowed).toBe(false);
+    const logged = JSON.stringify(server.lines.filter((l) => l.uid === 'u2'));
+    expect(logged).not.toMatch(/KIND-VALUE|NAME-VALUE|NS-VALUE|OP-VALUE/);
+    await post(server, '/validate', reviewOf({ ...cluster, kind: 'Secret' }));
+    const metrics = await (await fetch(`http://127.0.0.1:${server.probePort}/metrics`)).text();
+    const kindsCounted = [...metrics.matchAll(/fleetgate_admission_verdicts_total\{kind="([^"]*)",operation="([^"]*)"/g)];
+    expect(new Set(kindsCounted.map((m) => m[1]))).toEqual(new Set(['Cluster', 'unknown']));
+    expect(new Set(kindsCounted.map((m) => m[2]))).toEqual(new Set(['CREATE', 'unknown']));
+  });
+});
+
+describe('routing', () => {
+  let server: Awaited<ReturnType<typeof start>>;
+  beforeAll(async () => (server = await start()));
+  afterAll(() => server.close());
+
+  it('serves the webhook paths exactly as registered', async () => {
+    expect((await post(server, '/validate-cluster', reviewOf(cluster))).status).toBe(200);
+    expect((await post(server, '/Validate-Cluster', reviewOf(cluster))).status).toBe(404);
+    expect((await post(server, '/validate-cluster/', reviewOf(cluster))).status).toBe(404);
+  });
+});
+
+describe('the review deadline', () => {
+  it('runs from the moment the request arrives, not from when its body has been read', async () => {
+    const never = { getService: () => new Promise<undefined>(() => {}) };
+    const server = await start({ lookups: never });
+    try {
+      const began = Date.now();
+      // Budget for ?timeout=3s: 2.7 s from arrival. The body's second half comes 1.5 s late.
+      const { json } = await post(server, '/validate?timeout=3s', reviewOf(config), 50, 1500);
+      expect(Date.now() - began).toBeLessThan(3000);
+      expect(json.response.status).toMatchObject({ code: 503 });
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('never exceeds the longest timeout an API server sends', () => {
+    expect(reviewBudgetMs('600h')).toBeLessThanOrEqual(MAX_TIMEOUT_MS);
+    expect(reviewBudgetMs('30s')).toBe(reviewBudgetMs('31s'));
+    expect(reviewBudgetMs('10s')).toBeLessThan(10_000);
+  });
+});
