@@ -1,7 +1,7 @@
 /**
  * Lua scripts of ResourceInterpreterCustomization, checked without running them:
  * the script must parse (gopher-lua's dialect: Lua 5.1 plus `goto`, hence luaparse's
- * 5.2 mode) and must define the global function the member is for, taking the
+ * 5.2 mode, and 5.1's lenient string escapes) and must define the global function the member is for, taking the
  * parameters the control plane passes.
  */
 import { lazyRequire } from '../lazy.js';
@@ -48,17 +48,73 @@ export function luaScriptError(script: string, fn: LuaFunctionSpec): string | un
 
 type Node = { type: string; [k: string]: unknown };
 
+const parse = (script: string, luaVersion: '5.1' | '5.2') =>
+  luaparse().parse(script, { luaVersion, comments: false, locations: false, ranges: false }) as unknown as { body: Node[] };
+
+type LuaSyntaxError = Error & { index?: number };
+
+/** luaparse's errors for escapes that gopher-lua, like Lua 5.1, reads as the escaped character. */
+const LENIENT_ESCAPE = /^\[\d+:\d+\] (invalid escape sequence|hexadecimal digit expected|decimal escape too large) near /;
+/** Escapes mended one at a time, each a re-parse; past this many, a script gets 5.1's reading alone. */
+const MAX_MENDED_ESCAPES = 16;
+
+/**
+ * The script's syntax tree as gopher-lua reads it: Lua 5.1 plus `goto`. luaparse's 5.2 mode
+ * has `goto` but rejects escapes that 5.2 made errors (`"\."`, `"\d"`, `"\xZZ"`), which
+ * gopher-lua keeps as the plain character. A script 5.2 rejects for that is read by 5.1 mode;
+ * one that also uses `goto` is read by 5.2 with each such backslash blanked out (the same
+ * length, so positions hold). A script read neither way gets the first error that is not
+ * about such an escape.
+ */
+function parseAsGopherLua(script: string): { body: Node[] } {
+  try {
+    return parse(script, '5.2');
+  } catch (err) {
+    const first = err as LuaSyntaxError;
+    if (!LENIENT_ESCAPE.test(first.message)) throw first;
+    try {
+      return parse(script, '5.1');
+    } catch {
+      let mended = script;
+      let error = first;
+      for (let i = 0; i < MAX_MENDED_ESCAPES && LENIENT_ESCAPE.test(error.message) && error.index !== undefined; i++) {
+        const backslash = mended.lastIndexOf('\\', error.index);
+        if (backslash < 0) break;
+        mended = `${mended.slice(0, backslash)} ${mended.slice(backslash + 1)}`;
+        try {
+          return parse(mended, '5.2');
+        } catch (next) {
+          error = next as LuaSyntaxError;
+        }
+      }
+      // Past the escapes, the script's real problem; if the escapes never ran out, the first one.
+      throw LENIENT_ESCAPE.test(error.message) ? first : error;
+    }
+  }
+}
+
+/**
+ * luaparse's errors raised while reading characters, whose columns already count from 1; the
+ * others, raised at a token, count from 0. (Its error objects do not say which is which.)
+ */
+const LEXER_ERROR =
+  /^\[\d+:\d+\] (unfinished string|malformed number|decimal escape too large|invalid escape sequence|hexadecimal digit expected|missing '.*' near|UTF-8 value too large|ambiguous syntax|code unit U\+)/;
+
+/** Line and column (counted from 1, as editors and gopher-lua count) of a luaparse error. */
+function position(err: LuaSyntaxError & { line?: number; column?: number }): { line: number; column: number } | undefined {
+  if (err.line === undefined || err.column === undefined) return undefined;
+  return { line: err.line, column: LEXER_ERROR.test(err.message) ? err.column : err.column + 1 };
+}
+
 function check(script: string, fn: LuaFunctionSpec): string | undefined {
   let chunk: { body: Node[] };
   try {
-    chunk = luaparse().parse(script, { luaVersion: '5.2', comments: false, locations: false, ranges: false }) as unknown as { body: Node[] };
+    chunk = parseAsGopherLua(script);
   } catch (err) {
-    const e = err as Error & { line?: number; column?: number };
+    const e = err as LuaSyntaxError & { line?: number; column?: number };
     const message = e.message.replace(/^\[\d+:\d+\]\s*/, '');
-    // luaparse counts columns from 0; editors and gopher-lua count from 1.
-    return e.line !== undefined && e.column !== undefined
-      ? `Lua syntax error at line ${e.line}, column ${e.column + 1}: ${message}`
-      : `Lua syntax error: ${message}`;
+    const at = position(e);
+    return at ? `Lua syntax error at line ${at.line}, column ${at.column}: ${message}` : `Lua syntax error: ${message}`;
   }
   const signature = `${fn.name}(${fn.params.join(', ')})`;
   const definition = findGlobalFunction(chunk.body, fn.name);
