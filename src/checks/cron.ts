@@ -3,7 +3,8 @@
  * standard parser (five fields; ranges, steps, lists, `?`, month and day names; the
  * descriptors `@yearly` … `@hourly` and `@every <duration>`). cron-parser does the
  * field parsing; the checks here only close the gaps where it accepts more than robfig
- * (seconds or year fields, `L`/`W`/`#`/`H`, day-of-week 7) or lacks a robfig form.
+ * (seconds or year fields, `L`/`W`/`#`/`H`, day-of-week 7), lacks a robfig form, or
+ * refuses one (a day of month no listed month has).
  */
 import { lazyRequire } from '../lazy.js';
 import { memoizeVerdict } from './memo.js';
@@ -41,10 +42,16 @@ function check(schedule: string): string | undefined {
   try {
     cronParser().CronExpressionParser.parse(fields.join(' '), { strict: false });
   } catch (err) {
-    return (err as Error).message;
+    const message = (err as Error).message;
+    // cron-parser checks this after every field has passed; robfig does not, and runs
+    // `0 0 31 2 *` as a schedule that never fires.
+    if (message === IMPOSSIBLE_DAY_OF_MONTH) return undefined;
+    return message;
   }
   return undefined;
 }
+
+const IMPOSSIBLE_DAY_OF_MONTH = 'Invalid explicit day of month definition';
 
 function descriptorError(schedule: string): string | undefined {
   if (DESCRIPTORS.has(schedule)) return undefined;

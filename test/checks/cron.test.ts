@@ -37,6 +37,10 @@ describe('cronScheduleError', () => {
     ['@every fractional hours', '@every 1.5h'],
     ['@every milliseconds', '@every 300ms'],
     ['@every microseconds (µ)', '@every 1500000µs'],
+    // robfig checks each field's range only: a day the month never has is a schedule that never fires.
+    ['February 31st', '0 0 31 2 *'],
+    ['February 30th', '0 0 30 2 *'],
+    ['April 31st', '0 0 31 4 *'],
   ];
   it.each(valid)('accepts %s: %j', (_name, schedule) => expect(cronScheduleError(schedule)).toBeUndefined());
 
@@ -87,6 +91,8 @@ describe('cronScheduleError', () => {
     ['@every zero', '@every 0s'],
     ['@every bare zero', '@every 0'],
     ['@every negative', '@every -5m'],
+    ['day of month past 31, in February too', '0 0 32 2 *'],
+    ['month past 12 with a late day', '0 0 31 13 *'],
   ];
   it.each(invalid)('rejects %s: %j', (_name, schedule) => expect(cronScheduleError(schedule)).toEqual(expect.any(String)));
 
