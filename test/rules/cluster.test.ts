@@ -90,6 +90,7 @@ describe('Cluster', () => {
     { name: 'grades model different resources', edit: (o) => o.spec.resourceModels[1].ranges.pop(), want: [Invalid('spec.resourceModels[1].ranges')] },
     { name: 'min not a quantity', edit: (o) => (o.spec.resourceModels[0].ranges[1].max = '4 GB'), want: [Invalid('spec.resourceModels[0].ranges[1].max')] },
     { name: 'range without max', edit: (o) => delete o.spec.resourceModels[0].ranges[0].max, want: [Required('spec.resourceModels[0].ranges[0].max')] },
+    { name: 'range without min', edit: (o) => delete o.spec.resourceModels[0].ranges[0].min, want: [Required('spec.resourceModels[0].ranges[0].min')] },
     { name: 'model without ranges', edit: (o) => (o.spec.resourceModels[0].ranges = []), want: [Required('spec.resourceModels[0].ranges')] },
     // status
     { name: 'condition status unsupported', edit: (o) => (o.status.conditions[0].status = 'Yes'), want: [NotSupported('status.conditions[0].status')] },
@@ -106,8 +107,10 @@ describe('Cluster', () => {
     { name: 'apiEnablements listed per groupVersion', edit: (o) => o.status.apiEnablements.push({ groupVersion: 'apps/v1', resources: [] }), want: [Duplicate('status.apiEnablements[1].groupVersion')] },
     { name: 'apiEnablements of several groupVersions', edit: (o) => o.status.apiEnablements.push({ groupVersion: 'v1', resources: [{ kind: 'Pod', name: 'pods' }] }), want: [] },
     { name: 'resource without plural name', edit: (o) => delete o.status.apiEnablements[0].resources[0].name, want: [Required('status.apiEnablements[0].resources[0].name')] },
+    { name: 'resource without kind', edit: (o) => delete o.status.apiEnablements[0].resources[0].kind, want: [Required('status.apiEnablements[0].resources[0].kind')] },
     { name: 'allocatable not a quantity', edit: (o) => (o.status.resourceSummary.allocatable.cpu = 'lots'), want: [Invalid('status.resourceSummary.allocatable[cpu]')] },
     { name: 'modeling without count', edit: (o) => delete o.status.resourceSummary.allocatableModelings[0].count, want: [Required('status.resourceSummary.allocatableModelings[0].count')] },
+    { name: 'modeling without grade', edit: (o) => delete o.status.resourceSummary.allocatableModelings[0].grade, want: [Required('status.resourceSummary.allocatableModelings[0].grade')] },
     { name: 'nodeSummary not int32', edit: (o) => (o.status.nodeSummary.totalNum = 1.5), want: [Invalid('status.nodeSummary.totalNum')] },
   ];
 

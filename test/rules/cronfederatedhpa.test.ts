@@ -149,6 +149,7 @@ describe('CronFederatedHPA', () => {
     { name: 'appliedReplicas not an int32', edit: (o) => (o.status.executionHistories[0].successfulExecutions[0].appliedReplicas = 1.5), want: [Invalid('status.executionHistories[0].successfulExecutions[0].appliedReplicas')] },
     { name: 'failed execution without message', edit: (o) => delete o.status.executionHistories[0].failedExecutions[0].message, want: [Required('status.executionHistories[0].failedExecutions[0].message')] },
     { name: 'failed execution without scheduleTime', edit: (o) => delete o.status.executionHistories[0].failedExecutions[0].scheduleTime, want: [Required('status.executionHistories[0].failedExecutions[0].scheduleTime')] },
+    { name: 'failed execution without executionTime', edit: (o) => delete o.status.executionHistories[0].failedExecutions[0].executionTime, want: [Required('status.executionHistories[0].failedExecutions[0].executionTime')] },
     { name: 'failed execution executionTime not a time', edit: (o) => (o.status.executionHistories[0].failedExecutions[0].executionTime = '2026-11-19 13:00'), want: [Invalid('status.executionHistories[0].failedExecutions[0].executionTime')] },
   ];
 

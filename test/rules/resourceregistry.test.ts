@@ -93,6 +93,7 @@ describe('ResourceRegistry', () => {
     { name: 'duplicate address', edit: (o) => o.spec.backendStore.searchEngine.addresses.push('https://opensearch-1.search.svc:9200'), want: [Duplicate('spec.backendStore.searchEngine.addresses[2]')] },
     { name: 'secretRef missing', edit: (o) => delete o.spec.backendStore.searchEngine.secretRef, want: [Required('spec.backendStore.searchEngine.secretRef')] },
     { name: 'secretRef without name', edit: (o) => delete o.spec.backendStore.searchEngine.secretRef.name, want: [Required('spec.backendStore.searchEngine.secretRef.name')] },
+    { name: 'secretRef without namespace', edit: (o) => delete o.spec.backendStore.searchEngine.secretRef.namespace, want: [Required('spec.backendStore.searchEngine.secretRef.namespace')] },
   ];
 
   it.each(searchEngineCases)('searchEngine: $name', ({ edit, want, options }) => {
