@@ -14,7 +14,8 @@ const ClusterConditionRequirement = Obj({
   operator: Enum(['Equal', 'NotEqual']),
 });
 
-const DecisionMatch = Obj({ clusterConditionMatch: ClusterConditionRequirement });
+// Optional in the spec and in Karmada's CRD alike.
+const DecisionMatch = Obj({ clusterConditionMatch: Opt(ClusterConditionRequirement) });
 
 const RemedySpec = Obj({
   // The permitted actions are not given (Karmada knows only TrafficControl), so any name is accepted.

@@ -47,7 +47,9 @@ describe('Remedy', () => {
     // decisionMatches
     { name: 'decisionMatches omitted', edit: (o) => delete o.spec.decisionMatches, want: [] },
     { name: 'decisionMatches empty', edit: (o) => (o.spec.decisionMatches = []), want: [] },
-    { name: 'decision match without clusterConditionMatch', edit: (o) => (o.spec.decisionMatches[0] = {}), want: [Required('spec.decisionMatches[0].clusterConditionMatch')] },
+    // Neither the spec nor Karmada's CRD requires it.
+    { name: 'decision match without clusterConditionMatch', edit: (o) => (o.spec.decisionMatches[0] = {}), want: [] },
+    { name: 'clusterConditionMatch not an object', edit: (o) => (o.spec.decisionMatches[0].clusterConditionMatch = 'Ready'), want: [Invalid('spec.decisionMatches[0].clusterConditionMatch')] },
     { name: 'conditionType missing', edit: (o) => delete match(o).conditionType, want: [Required('spec.decisionMatches[0].clusterConditionMatch.conditionType')] },
     { name: 'conditionType empty', edit: (o) => (match(o).conditionType = ''), want: [Required('spec.decisionMatches[0].clusterConditionMatch.conditionType')] },
     { name: 'conditionType not a condition type (CamelCase)', edit: (o) => (match(o).conditionType = 'dns_ready'), want: [Invalid('spec.decisionMatches[0].clusterConditionMatch.conditionType')] },
