@@ -41,8 +41,8 @@ function shown(value: unknown): string {
 }
 
 /** An `admission.k8s.io/v1` or `v1beta1` AdmissionReview envelope (its request is checked by review()). */
-export const isAdmissionReview = (body: unknown): body is { apiVersion: string; kind: 'AdmissionReview'; request?: unknown } =>
-  isRecord(body) && body.kind === 'AdmissionReview' && typeof body.apiVersion === 'string' && REVIEW_VERSIONS.has(body.apiVersion);
+export const isAdmissionReview = (body: unknown): body is { apiVersion?: string; kind: 'AdmissionReview'; request?: unknown } =>
+  isRecord(body) && body.kind === 'AdmissionReview' && (body.apiVersion === undefined || (typeof body.apiVersion === 'string' && REVIEW_VERSIONS.has(body.apiVersion)));
 const OPERATIONS = new Set<Operation>(['CREATE', 'UPDATE', 'DELETE', 'CONNECT']);
 
 

@@ -123,6 +123,12 @@ describe('review() on input it cannot use', () => {
     expect(out.response?.status?.message).toMatch(message);
   });
 
+  it('reads a review without apiVersion as admission.k8s.io/v1, as controller-runtime does', () => {
+    const { apiVersion: _omitted, ...unversioned } = admissionReview(cluster);
+    const out = sync(review(unversioned, { mode: 'validate' }));
+    expect(out).toEqual({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response: { uid: '705ab4f5-6393-11e8-b7cc-42010a800002', allowed: true } });
+  });
+
   it('answers 400 when a per-kind endpoint receives another kind', () => {
     const out = sync(review(admissionReview(cluster), { mode: 'validate', kind: 'Work' }));
     expect(out.response?.status).toEqual({ code: 400, message: 'this endpoint serves Work, but the request is for Cluster' });
