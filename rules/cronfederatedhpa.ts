@@ -160,7 +160,8 @@ function storedHistories(ctx: RuleContext): Map<unknown, Record<string, unknown>
 }
 
 function validateStatus(cron: CronFederatedHPA, ctx: RuleContext): void {
-  const spec = record(cron.spec);
+  // A status write cannot change the spec: the status is judged against the stored rules.
+  const spec = record((ctx.subResource === 'status' && isRecord(ctx.oldObject) ? ctx.oldObject : cron).spec);
   const histories = list(record(cron.status).executionHistories);
   const path = 'status.executionHistories';
   checkUnique(ctx, histories, (h) => record(h).ruleName, (h, i) => duplicate(child(index(path, i), 'ruleName'), record(h).ruleName));

@@ -103,10 +103,11 @@ const NONE_STORED: ReadonlySet<string> = new Set();
 /**
  * On an update of the Work itself the API server keeps the stored status, written for the
  * manifests as they were: removing a manifest must not turn the stored entry for it into an
- * error. The identifiers of those entries, so the ordinal check judges only what is new.
+ * error, then or on a later status write that leaves the entry as it is. The identifiers of
+ * the stored entries, so the ordinal check judges only what a write changes.
  */
 function storedIdentifiers(ctx: RuleContext): ReadonlySet<string> {
-  if (ctx.operation !== 'UPDATE' || ctx.subResource === 'status' || !isRecord(ctx.oldObject)) return NONE_STORED;
+  if (ctx.operation !== 'UPDATE' || !isRecord(ctx.oldObject)) return NONE_STORED;
   const entries = list(record(ctx.oldObject.status).manifestStatuses);
   return entries.length ? new Set(entries.map((e) => identifierKey(record(record(e).identifier)))) : NONE_STORED;
 }

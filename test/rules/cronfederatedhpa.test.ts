@@ -291,6 +291,22 @@ describe('CronFederatedHPA', () => {
       expectCauses(notSuspended, []);
     });
 
+    it('judges a status write against the stored rules, not the spec it carries', () => {
+      // The stored 'weekend' rule is suspended; a stale client copy says it is not.
+      const stale = changed(cronDeployment, (o) => {
+        o.spec.rules[2].suspend = false;
+        o.status.executionHistories[1].nextExecutionTime = '2026-11-28T00:00:00Z';
+      });
+      expectCauses(stale, [Forbidden('status.executionHistories[1].nextExecutionTime')], { operation: 'UPDATE', subResource: 'status', oldObject: cronDeployment });
+      // The reverse: the stored rule is active, the copy says suspended.
+      const active = changed(cronDeployment, (o) => (o.spec.rules[2].suspend = false));
+      const copy = changed(active, (o) => {
+        o.spec.rules[2].suspend = true;
+        o.status.executionHistories[1].nextExecutionTime = '2026-11-28T00:00:00Z';
+      });
+      expectCauses(copy, [], { operation: 'UPDATE', subResource: 'status', oldObject: active });
+    });
+
     it('allows suspending a rule whose stored history still has a next execution time', () => {
       const suspend = changed(cronDeployment, (o) => (o.spec.rules[0].suspend = true));
       expectCauses(suspend, [], { operation: 'UPDATE', oldObject: cronDeployment });

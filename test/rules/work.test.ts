@@ -181,6 +181,9 @@ describe('Work', () => {
     expectCauses(moved, [Invalid('status.manifestStatuses[1].identifier.ordinal')], update);
     // On CREATE there is no stored status.
     expectCauses(shrunk, [Invalid('status.manifestStatuses[1].identifier.ordinal')]);
+    // A later status write that keeps the stale entry (the controller updating a condition) is not blocked by it.
+    const conditionUpdate = changed(shrunk, (o) => (o.status.conditions[0].message = 'applied again'));
+    expectCauses(conditionUpdate, [], { operation: 'UPDATE', subResource: 'status', oldObject: shrunk });
   });
 
   it('checks immutable metadata on UPDATE', () => {
