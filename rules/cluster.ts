@@ -4,7 +4,7 @@ import {
   Arr, Bool, Condition, Enum, Int32, LocalSecretReference, Obj, Opt, QuantityMap, Quantity, ReqStr, Str, StrList, StringMap, Taint, envelope,
   type Static,
 } from './_shared/schema.js';
-import { add, checkConditions, checkTaintsUnique, checkUnique, child, index, isString, list, record } from './_shared/checks.js';
+import { add, checkConditions, checkTaintsUnique, checkUnique, child, index, isRecord, isString, list, record } from './_shared/checks.js';
 import { duplicate, forbidden, invalid } from '../src/field.js';
 import { clusterName, dns1123Subdomain } from '../src/checks/names.js';
 import { compareQuantity, parseQuantity, type Quantity as Q } from '../src/checks/quantity.js';
@@ -249,7 +249,8 @@ export function defaultResourceModels(): ResourceModel[] {
 const rfc3339 = (d: Date): string => d.toISOString().replace(/\.\d{3}Z$/, 'Z');
 
 function defaults(cluster: Cluster, ctx: DefaultContext): void {
-  if (typeof cluster.spec !== 'object' || cluster.spec === null) return;
+  // A malformed spec gets no patch (one that could not apply): validation reports it.
+  if (!isRecord(cluster.spec)) return;
   const spec = cluster.spec;
   if (ctx.operation === 'CREATE' && (!Array.isArray(spec.resourceModels) || spec.resourceModels.length === 0)) {
     ctx.set(['spec', 'resourceModels'], defaultResourceModels());

@@ -12,6 +12,8 @@ import type { Operation } from './rule.js';
 export interface DefaultOptions {
   /** Defaults that apply only on creation (Cluster resource models) are skipped on UPDATE. */
   operation?: Operation;
+  /** A write to a subresource (`status`) gets no defaults: they are for the object itself. */
+  subResource?: string;
   /** The time written into defaulted timestamps; default now. */
   now?: Date;
 }
@@ -37,6 +39,7 @@ export function applyDefaults<T>(object: T, options: DefaultOptions = {}): Defau
 
 /** The patch alone: what the mutating webhook answers. */
 export function defaultsPatch(object: unknown, options: DefaultOptions = {}): PatchOperation[] {
+  if (options.subResource) return [];
   const rules = typeof object === 'object' && object !== null ? rulesFor((object as { kind?: unknown }).kind) : undefined;
   if (!rules?.defaults) return [];
   const patch: PatchOperation[] = [];

@@ -121,7 +121,8 @@ function decode(input: unknown, options: ReviewOptions): Decoded | { error: stri
   if (typeof group === 'string' && group !== apiGroup(rules, groupDomain)) {
     return { error: `group ${shown(group)} is not served: ${rules.kind} is served in group ${apiGroup(rules, groupDomain)}` };
   }
-  const oldObject = isRecord(request.oldObject) ? request.oldObject : undefined;
+  // Both sides alike, or the immutability check would see the namespace change.
+  const oldObject = isRecord(request.oldObject) ? withRequestNamespace(request.oldObject, rules, req) : undefined;
   return { request: req, operation, rules, object: withRequestNamespace(object, rules, req), oldObject };
 }
 
@@ -140,8 +141,7 @@ function decide(decoded: Decoded, options: ReviewOptions): MaybePromise<Omit<Adm
   if (subResource !== '' && subResource !== 'status') return allowed();
 
   if (options.mode === 'mutate') {
-    if (subResource === 'status') return allowed();
-    const patch = defaultsPatch(object, { operation, now: options.now });
+    const patch = defaultsPatch(object, { operation, subResource, now: options.now });
     return patch.length ? patched(patch) : allowed();
   }
 

@@ -142,7 +142,7 @@ export async function runCase(suite: Suite, c: TestCase): Promise<CaseOutcome> {
       }
     }
     if (e.defaults !== undefined) {
-      const { patch } = applyDefaults(c.object, { operation: c.operation, ...(c.now ? { now: c.now } : {}) });
+      const { patch } = applyDefaults(c.object, { operation: c.operation, ...(c.subResource ? { subResource: c.subResource } : {}), ...(c.now ? { now: c.now } : {}) });
       actual.defaults = patch;
       const diff = diffPatches(e.defaults, patch);
       if (!diff.equal) failures.push({ message: 'defaults differ (- expected, + actual JSON Patch)', diff: diff.lines });

@@ -123,6 +123,13 @@ describe('review() on input it cannot use', () => {
     expect(out.response?.status?.message).toMatch(message);
   });
 
+  it('fills the request namespace into the object and the stored object alike', () => {
+    const mcs = { apiVersion: 'networking.karmada.io/v1alpha1', kind: 'MultiClusterService', metadata: { name: 'web' }, spec: { types: ['CrossCluster'] } };
+    const kind = { group: 'networking.karmada.io', version: 'v1alpha1', kind: 'MultiClusterService' };
+    const update = admissionReview(mcs, { operation: 'UPDATE', oldObject: mcs, namespace: 'shop', kind, name: 'web' });
+    expect(sync(review(update, { mode: 'validate' })).response?.allowed).toBe(true);
+  });
+
   it('reads a review without apiVersion as admission.k8s.io/v1, as controller-runtime does', () => {
     const { apiVersion: _omitted, ...unversioned } = admissionReview(cluster);
     const out = sync(review(unversioned, { mode: 'validate' }));

@@ -102,6 +102,24 @@ describe('fleetgate test', () => {
     expect(lastLine(stdout)).toBe('1 passed, 1 failed');
   });
 
+  it('expects no defaults on a status write, as the mutating webhook sends none there', async () => {
+    const dir = folder({
+      'member.yaml': member,
+      'fleetgate-test.yaml': `cases:
+  - name: status write of a cluster whose taint lacks timeAdded
+    object: member.yaml
+    patch: [{ op: remove, path: /spec/taints/0/timeAdded }]
+    operation: UPDATE
+    subResource: status
+    oldObject: member.yaml
+    expect: { defaults: [] }
+`,
+    });
+    const { code, stdout } = await run([dir]);
+    expect(stdout).toContain('PASS status write of a cluster whose taint lacks timeAdded');
+    expect(code).toBe(0);
+  });
+
   it('fails on the verdict, warnings and defaults too', async () => {
     const dir = folder({
       'member.yaml': member,

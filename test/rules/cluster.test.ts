@@ -212,6 +212,11 @@ describe('Cluster defaults', () => {
     expectCauses(object, []);
   });
 
+  it('writes no defaults into a malformed spec, nor on a status write', () => {
+    expect(applyDefaults(changed(bare, (o) => (o.spec = [])), { now }).patch).toEqual([]);
+    expect(applyDefaults(bare, { now, operation: 'UPDATE', subResource: 'status' }).patch).toEqual([]);
+  });
+
   it('leaves given models alone and skips creation-only defaults on UPDATE', () => {
     expect(applyDefaults(cluster, { now }).patch).toEqual([]);
     const { patch } = applyDefaults(changed(bare, (o) => (o.spec.taints = [])), { now, operation: 'UPDATE' });
