@@ -77,10 +77,22 @@ export function checkMetadata(rules: KindRules, metadata: unknown, ctx: RuleCont
     if (controllers.length > 1) {
       ctx.causes.push(invalid(child(path, 'ownerReferences'), ownerReferences, 'Only one reference can have Controller set to true'));
     }
+    ownerReferences.forEach((reference, i) => {
+      // Kubernetes' banned owners: an Event is garbage-collected on its own schedule.
+      if (isRecord(reference) && reference.apiVersion === 'v1' && reference.kind === 'Event') {
+        ctx.causes.push(invalid(index(child(path, 'ownerReferences'), i), reference, 'v1 Event is disallowed from being an owner'));
+      }
+    });
   }
 }
 
-/** name and namespace cannot change on UPDATE. */
+/**
+ * Kubernetes' ObjectMeta update rules. Fields the API server restores from the stored object
+ * before it validates (creationTimestamp, generation, a uid, deletionTimestamp or grace period
+ * left out) are not judged: a change there never reaches storage, so it is no mistake to deny.
+ * resourceVersion is not required either: the API server fills it in for unconditional updates,
+ * and the manifests a policy test updates with rarely carry one.
+ */
 export function checkMetadataUpdate(metadata: unknown, oldMetadata: unknown, ctx: RuleContext): void {
   if (!isRecord(metadata) || !isRecord(oldMetadata)) return;
   for (const field of ['name', 'namespace'] as const) {
@@ -88,4 +100,24 @@ export function checkMetadataUpdate(metadata: unknown, oldMetadata: unknown, ctx
     const before = oldMetadata[field] ?? '';
     if (now !== before) ctx.causes.push(invalid(child('metadata', field), now, 'field is immutable'));
   }
+  if (isNonEmptyString(metadata.uid) && metadata.uid !== (oldMetadata.uid ?? '')) {
+    ctx.causes.push(invalid('metadata.uid', metadata.uid, 'field is immutable'));
+  }
+  // Set by a delete, never by an update; once set, the API server keeps the stored value.
+  if (metadata.deletionTimestamp !== undefined && metadata.deletionTimestamp !== null && (oldMetadata.deletionTimestamp ?? null) === null) {
+    ctx.causes.push(invalid('metadata.deletionTimestamp', metadata.deletionTimestamp, 'field is immutable; it is set by deleting the object'));
+  }
+  const grace = metadata.deletionGracePeriodSeconds;
+  if (grace !== undefined && grace !== null && grace !== (oldMetadata.deletionGracePeriodSeconds ?? null)) {
+    ctx.causes.push(invalid('metadata.deletionGracePeriodSeconds', grace, 'field is immutable'));
+  }
+  if ((oldMetadata.deletionTimestamp ?? null) !== null && Array.isArray(metadata.finalizers)) {
+    const before = new Set(Array.isArray(oldMetadata.finalizers) ? oldMetadata.finalizers : []);
+    const added = metadata.finalizers.filter((f) => !before.has(f));
+    if (added.length) {
+      ctx.causes.push(forbidden('metadata.finalizers', `no new finalizers can be added if the object is being deleted, found new finalizers ${JSON.stringify(added)}`));
+    }
+  }
 }
+
+const isNonEmptyString = (v: unknown): v is string => typeof v === 'string' && v !== '';

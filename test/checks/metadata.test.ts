@@ -87,6 +87,8 @@ describe('checkMetadata: labels, annotations, finalizers, owner references', () 
     ['orphan and foregroundDeletion together', { finalizers: ['orphan', 'foregroundDeletion'] }, [Invalid('metadata.finalizers')]],
     ['one controller owner', { ownerReferences: [{ controller: true }, { controller: false }, {}] }, []],
     ['two controller owners', { ownerReferences: [{ controller: true }, { controller: true }] }, [Invalid('metadata.ownerReferences')]],
+    ['an Event as owner', { ownerReferences: [{ apiVersion: 'apps/v1', kind: 'Deployment', name: 'd', uid: '1' }, { apiVersion: 'v1', kind: 'Event', name: 'e', uid: '2' }] }, [Invalid('metadata.ownerReferences[1]')]],
+    ['an Event of another group as owner', { ownerReferences: [{ apiVersion: 'events.k8s.io/v1', kind: 'Event', name: 'e', uid: '2' }] }, []],
   ] as [string, Record<string, unknown>, Want[]][])('%s', (_name, extra, want) => expect(causes(namespaced, { name: 'a', ...extra })).toEqual(want));
 
   it('leaves values of the wrong type to the schema pass', () => {
@@ -108,6 +110,25 @@ describe('checkMetadataUpdate', () => {
   it('treats an absent namespace and an empty one alike', () => {
     expect(updateCauses({ name: 'c', namespace: '' }, { name: 'c' })).toEqual([]);
   });
+  it('keeps uid, and the deletion fields an update cannot set', () => {
+    const stored = { ...old, uid: 'u1', creationTimestamp: '2026-11-01T00:00:00Z', generation: 3 };
+    expect(updateCauses({ ...stored, labels: { a: 'c' } }, stored)).toEqual([]);
+    expect(updateCauses({ ...stored, uid: 'u2' }, stored)).toEqual([Invalid('metadata.uid')]);
+    // Left out, the API server takes the stored one.
+    expect(updateCauses({ ...old }, stored)).toEqual([]);
+    // Restored from storage before validation, so never a mistake worth a denial.
+    expect(updateCauses({ ...stored, creationTimestamp: '2026-11-02T00:00:00Z', generation: 2 }, stored)).toEqual([]);
+    expect(updateCauses({ ...stored, deletionTimestamp: '2026-11-22T00:00:00Z' }, stored)).toEqual([Invalid('metadata.deletionTimestamp')]);
+    expect(updateCauses({ ...stored, deletionGracePeriodSeconds: 30 }, stored)).toEqual([Invalid('metadata.deletionGracePeriodSeconds')]);
+  });
+
+  it('forbids new finalizers once the object is being deleted', () => {
+    const deleting = { ...old, deletionTimestamp: '2026-11-22T00:00:00Z', deletionGracePeriodSeconds: 0, finalizers: ['a'] };
+    expect(updateCauses({ ...deleting, finalizers: [] }, deleting)).toEqual([]);
+    expect(updateCauses({ ...deleting, finalizers: ['a', 'b'] }, deleting)).toEqual([Forbidden('metadata.finalizers')]);
+    expect(updateCauses({ ...old, finalizers: ['a', 'b'] }, { ...old, finalizers: ['a'] })).toEqual([]);
+  });
+
   it('says the field is immutable', () => {
     const ctx = context();
     checkMetadataUpdate({ name: 'web2' }, { name: 'web' }, ctx);
