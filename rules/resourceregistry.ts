@@ -41,6 +41,8 @@ export type ResourceRegistry = Static<typeof schema>;
 
 const BACKEND_MEMBERS = ['searchEngine', 'openSearch'] as const;
 
+const AUTHORITY = /^[A-Za-z][A-Za-z0-9+.-]*:\/\//;
+
 const addressError = memoizeVerdict((address: string): string | undefined => {
   const problem = 'must be a valid http or https URL with non-empty scheme and host';
   let url: URL;
@@ -50,6 +52,9 @@ const addressError = memoizeVerdict((address: string): string | undefined => {
     return problem;
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return `${problem}; the scheme is "${url.protocol.replace(/:$/, '')}"`;
+  // Go's url.Parse, which the service uses, finds a host only after `//`; the WHATWG parser
+  // also reads one from `https:host` and `https:\\host`.
+  if (!AUTHORITY.test(address)) return problem;
   return url.hostname === '' ? problem : undefined;
 });
 

@@ -69,7 +69,7 @@ describe('ResourceRegistry', () => {
     ...['http://10.0.0.7:9200', 'https://[fd00::7]:9200', 'https://search.example.com', 'http://opensearch:9200/prefix'].map(
       (address): Case => ({ name: `address ${address}`, edit: (o) => (o.spec.backendStore.openSearch.addresses[1] = address), want: [] }),
     ),
-    ...['opensearch:9200', 'ftp://opensearch:21', 'https://', '10.0.0.7:9200', 'file:///tmp/index', 'not a url'].map(
+    ...['opensearch:9200', 'ftp://opensearch:21', 'https://', '10.0.0.7:9200', 'file:///tmp/index', 'not a url', 'https:opensearch:9200', 'https:\\\\opensearch:9200'].map(
       (address): Case => ({ name: `address ${address}`, edit: (o) => (o.spec.backendStore.openSearch.addresses[1] = address), want: [Invalid('spec.backendStore.openSearch.addresses[1]')] }),
     ),
     { name: 'duplicate address', edit: (o) => o.spec.backendStore.openSearch.addresses.push('https://opensearch-0.search.svc:9200'), want: [Duplicate('spec.backendStore.openSearch.addresses[2]')] },
