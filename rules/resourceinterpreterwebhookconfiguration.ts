@@ -158,9 +158,8 @@ function checkClientConfig(ctx: RuleContext, clientConfig: unknown, path: string
   const hasURL = given(clientConfig.url);
   const hasService = given(clientConfig.service);
   if (!hasURL && !hasService) add(ctx, required(path, 'exactly one of url or service is required'));
-  if (hasURL && hasService) {
-    add(ctx, forbidden(path, 'url and service are mutually exclusive; set url for a webhook outside the cluster or service for one inside it, not both'));
-  }
+  // The spec settles both: service takes precedence. Karmada refuses the pair; the spec wins.
+  if (hasURL && hasService) ctx.warnings.push(`${path}: url is ignored because service is set (service takes precedence); set only one of them`);
   if (isString(clientConfig.url) && clientConfig.url !== '') checkWebhookURL(ctx, clientConfig.url, child(path, 'url'));
   const service = record(clientConfig.service);
   if (isString(service.path)) {

@@ -54,11 +54,9 @@ describe('ResourceInterpreterWebhookConfiguration', () => {
     { name: 'clientConfig missing', edit: (o) => delete o.webhooks[0].clientConfig, want: [Required('webhooks[0].clientConfig')] },
     { name: 'neither url nor service', edit: (o) => (o.webhooks[0].clientConfig = { caBundle }), want: [Required('webhooks[0].clientConfig')] },
     { name: 'empty url alone', edit: (o) => (o.webhooks[0].clientConfig.url = ''), want: [Required('webhooks[0].clientConfig')] },
-    {
-      name: 'url and service together',
-      edit: (o) => (o.webhooks[1].clientConfig.url = 'https://interpreter.example.com/pods'),
-      want: [Forbidden('webhooks[1].clientConfig')],
-    },
+    // The spec: "When both are present, service takes precedence and url is ignored" (a warning says so).
+    { name: 'url and service together', edit: (o) => (o.webhooks[1].clientConfig.url = 'https://interpreter.example.com/pods'), want: [] },
+    { name: 'url and service together, the url still checked', edit: (o) => (o.webhooks[1].clientConfig.url = 'http://interpreter.example.com/pods'), want: [Invalid('webhooks[1].clientConfig.url')] },
     { name: 'clientConfig not an object', edit: (o) => (o.webhooks[0].clientConfig = 'https://interpreter.example.com'), want: [Invalid('webhooks[0].clientConfig')] },
     // url: allowed forms
     ...[
@@ -181,8 +179,8 @@ describe('ResourceInterpreterWebhookConfiguration', () => {
       `${URL_PATH}: Invalid value: "interpreter.karmada-system.svc": the host refers to an in-cluster service: use clientConfig.service for a webhook inside the cluster`,
     ]);
     expect(messages((o) => (o.webhooks[0].clientConfig = {}))).toEqual(['webhooks[0].clientConfig: Required value: exactly one of url or service is required']);
-    expect(messages((o) => (o.webhooks[1].clientConfig.url = 'https://interpreter.example.com/')))
-      .toEqual([expect.stringMatching(/^webhooks\[1\]\.clientConfig: Forbidden: url and service are mutually exclusive; /)]);
+    expect(validate(changed(config, (o) => (o.webhooks[1].clientConfig.url = 'https://interpreter.example.com/'))).warnings)
+      .toContain('webhooks[1].clientConfig: url is ignored because service is set (service takes precedence); set only one of them');
     expect(messages((o) => (o.webhooks[1].clientConfig.service.port = 0))).toEqual([`${SERVICE_PATH}.port: Invalid value: 0: must be between 1 and 65535, inclusive`]);
     expect(messages((o) => (o.webhooks[1].clientConfig.service.path = 'interpret//pods'))).toEqual([
       `${SERVICE_PATH}.path: Invalid value: "interpret//pods": must start with a '/'; segment[1] may not be empty`,
