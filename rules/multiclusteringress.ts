@@ -3,7 +3,7 @@
  * clusters. The spec rules are Kubernetes' Ingress validation as Karmada lifts it.
  */
 import { isIP } from 'node:net';
-import { Arr, Enum, Obj, Opt, Port, PortStatus, ReqStr, Str, StrList, envelope, type Static } from './_shared/schema.js';
+import { Arr, Enum, Int32, Obj, Opt, PortStatus, ReqStr, Str, StrList, envelope, type Static } from './_shared/schema.js';
 import { add, checkUnique, child, index, isRecord, isString, key, list, record } from './_shared/checks.js';
 import { memoizeVerdict } from '../src/checks/memo.js';
 import { duplicate, invalid, required } from '../src/field.js';
@@ -19,10 +19,11 @@ const TypedLocalObjectReference = Obj({
   name: ReqStr({ format: 'path-segment-name' }),
 });
 
-// Name and number exclude each other and one is required: checked in checkServicePort.
+// Name and number exclude each other and one is required: checked in checkServicePort. As in
+// Kubernetes, an empty name and a number 0 count as not set (the format accepts '').
 const ServiceBackendPort = Obj({
   name: Opt(Str({ format: 'port-name' })),
-  number: Opt(Port()),
+  number: Opt(Int32({ minimum: 0, maximum: 65535 })),
 });
 
 const IngressBackend = Obj({
@@ -145,11 +146,12 @@ function checkBackend(ctx: RuleContext, backend: unknown, path: string): void {
 function checkServicePort(ctx: RuleContext, port: unknown, path: string): void {
   if (port !== undefined && !isRecord(port)) return;
   const p = record(port);
-  // An empty name is already a format error; counting it as "set" would report the same mistake twice.
+  // A value of the wrong type is the schema's to report, not a missing one.
+  if ((p.name !== undefined && !isString(p.name)) || (p.number !== undefined && typeof p.number !== 'number')) return;
   const hasName = isString(p.name) && p.name !== '';
-  const hasNumber = p.number !== undefined;
+  const hasNumber = p.number !== undefined && p.number !== 0;
   if (hasName && hasNumber) add(ctx, invalid(path, p, 'cannot set both port name & port number'));
-  else if (p.name === undefined && !hasNumber) add(ctx, required(path, 'port name or number is required'));
+  else if (!hasName && !hasNumber) add(ctx, required(path, 'port name or number is required'));
 }
 
 function checkTLS(ctx: RuleContext, tls: unknown, path: string): void {

@@ -20,7 +20,8 @@ export const formatChecks: Record<string, (value: string) => string | undefined>
   'label-value': names.labelValue,
   'path-segment-name': names.pathSegmentName,
   'cluster-name': names.clusterName,
-  'port-name': names.portName,
+  // Empty is "no name" (a backend port given by number), as Kubernetes reads it.
+  'port-name': (v) => (v === '' ? undefined : names.portName(v)),
   'fqdn': names.fullyQualifiedDomainName,
   'ip': names.ipAddress,
   'dns-hostname': names.dnsHostname,
