@@ -176,6 +176,18 @@ function checkResourceModels(ctx: RuleContext, models: unknown, path: string): v
     const missing = modelled.filter((name) => !p.ranges.has(name));
     add(ctx, invalid(child(index(path, p.i), 'ranges'), [...p.ranges.keys()], `every grade must model the same resources (${modelled.join(', ')}); missing ${missing.join(', ')}`));
   }
+  // Karmada pairs the ranges of neighbouring grades by position, so the order must agree too;
+  // each grade is held to the lowest one, so only a grade out of line is blamed.
+  const reference = parsed.find((p) => p.complete && p.ranges.size === modelled.length);
+  const order = reference ? [...reference.ranges.keys()] : [];
+  for (const p of parsed) {
+    if (!reference || p === reference || !p.complete || p.ranges.size !== order.length) continue;
+    const ranges = [...p.ranges.values()];
+    const at = ranges.findIndex((range, j) => range.name !== order[j]);
+    if (at >= 0) {
+      add(ctx, invalid(rangePath(p.i, ranges[at]!.j, 'name'), ranges[at]!.name, `must be ${order[at]}: every grade lists its resources in the same order as grade ${reference.grade} (${order.join(', ')})`));
+    }
+  }
   for (let k = 1; allGraded && k < parsed.length; k++) {
     const prev = parsed[k - 1]!;
     const cur = parsed[k]!;

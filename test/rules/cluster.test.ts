@@ -91,6 +91,11 @@ describe('Cluster', () => {
     { name: 'min not a quantity', edit: (o) => (o.spec.resourceModels[0].ranges[1].max = '4 GB'), want: [Invalid('spec.resourceModels[0].ranges[1].max')] },
     { name: 'range without max', edit: (o) => delete o.spec.resourceModels[0].ranges[0].max, want: [Required('spec.resourceModels[0].ranges[0].max')] },
     { name: 'range without min', edit: (o) => delete o.spec.resourceModels[0].ranges[0].min, want: [Required('spec.resourceModels[0].ranges[0].min')] },
+    {
+      name: 'ranges in another order than the other grades',
+      edit: (o) => o.spec.resourceModels[1].ranges.reverse(),
+      want: [Invalid('spec.resourceModels[1].ranges[0].name')],
+    },
     { name: 'model without ranges', edit: (o) => (o.spec.resourceModels[0].ranges = []), want: [Required('spec.resourceModels[0].ranges')] },
     // status
     { name: 'condition status unsupported', edit: (o) => (o.status.conditions[0].status = 'Yes'), want: [NotSupported('status.conditions[0].status')] },
