@@ -101,8 +101,8 @@ export function createApp(options: AppOptions = {}): Koa {
 
   const servedKinds = new Set(kindsFor(groupDomain).map((info) => info.kind));
   const handler = (mode: ReviewOptions['mode'], kind?: string) => async (ctx: Koa.Context) => {
-    // The API server's timeout runs from the moment it sends, so the budget starts before the body is read.
-    const deadline = Date.now() + reviewBudgetMs(timeoutParam(ctx));
+    // The API server's timeout runs from the moment it sends, so the budget counts from arrival, not from when the body is in.
+    const arrived = Date.now();
     const body = await readJson(ctx, limit);
     if (body === undefined) return;
     if (!isAdmissionReview(body)) {
@@ -111,7 +111,7 @@ export function createApp(options: AppOptions = {}): Koa {
     }
     // Only lookups can outlast the API server's timeout; without them there is no deadline to keep.
     const notes: string[] = [];
-    const lookups = options.lookups && guardLookups(options.lookups, deadline, policy, notes);
+    const lookups = options.lookups && guardLookups(options.lookups, arrived + reviewBudgetMs(timeoutParam(ctx)), policy, notes);
     const reviewed = review(body, { mode, kind, groupDomain, lookups, ...ruleOptions });
     // Awaited only when a lookup made it a Promise: most reviews answer synchronously.
     const out: AdmissionReview = reviewed instanceof Promise ? await reviewed : reviewed;
