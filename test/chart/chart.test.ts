@@ -70,6 +70,10 @@ describe('chart sources (no Go needed)', () => {
     expect(
       schemaErrors(withOverride({ certificates: { ...defaultValues.certificates, mode: 'user', user: { ...defaultValues.certificates.user, secretName: 's', caBundle: 'Q0E=' } } })),
     ).toBe('');
+    // An existing issuer needs its name; a kind alone would leave the Certificate unissued.
+    const issuer = (issuerRef: Doc) => withOverride({ certificates: { ...defaultValues.certificates, mode: 'certManager', certManager: { ...defaultValues.certificates.certManager, issuerRef } } });
+    expect(schemaErrors(issuer({ kind: 'ClusterIssuer' }))).toMatch(/name/);
+    expect(schemaErrors(issuer({ name: 'corp-ca', kind: 'ClusterIssuer' }))).toBe('');
   });
 
   it('templates: only helm-allowed file types, and every .Values path they use exists in values.yaml', () => {
@@ -398,6 +402,9 @@ describe.skipIf(Boolean(unavailable) && !required)(title, () => {
     expect(flag(docs, 'probe-port')).toBe('8000');
     expect(c.readinessProbe.httpGet).toEqual({ path: '/readyz', port: 'probe' });
     expect(c.livenessProbe.httpGet).toEqual({ path: '/livez', port: 'probe' });
+    // A stopping pod keeps serving while endpoints drop it, then drains within the grace period.
+    expect(c.lifecycle.preStop.exec.command).toEqual(['sleep', '5']);
+    expect(pod.terminationGracePeriodSeconds).toBeGreaterThan(5 + 30);
     expect(args(docs)[0]).toBe('serve');
     expect(flag(docs, 'tls-min-version')).toBe('1.2');
     expect(flag(docs, 'context-failure-policy')).toBe('fail');
