@@ -9,7 +9,7 @@
  * package. Lines of fields come from a second js-yaml parse that records where every
  * node starts, made only for the documents whose problems need one.
  */
-import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { readFileSync, readdirSync, realpathSync, statSync, type Dirent } from 'node:fs';
 import { join } from 'node:path';
 import jsyaml from 'js-yaml';
 import { KUBECTL_JSYAML_SCHEMA } from './yaml.js';
@@ -82,30 +82,69 @@ export interface WalkOptions {
  */
 export function walkFiles(paths: readonly string[], problems: ReadProblem[], options: WalkOptions): string[] {
   const files: string[] = [];
+  const seen = new Set<string>();
+  // Directories by real path: a symbolic link back up the tree is walked once, not until ELOOP.
+  const walkedDirectories = new Set<string>();
   const visit = (path: string, explicit: boolean) => {
     let isDirectory: boolean;
     try {
       isDirectory = statSync(path).isDirectory();
     } catch (err) {
-      problems.push({ file: path, message: (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file or directory' : (err as Error).message });
+      // A dangling link among files the walk would not read anyway is no problem of the run's.
+      if (!explicit && !options.accept(path)) return;
+      problems.push({ file: path, message: ioMessage(err) });
       return;
     }
-    if (isDirectory) {
-      for (const entry of readdirSync(path, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
-        if (entry.isDirectory() && options.skipDirectory?.(entry.name)) continue;
-        visit(join(path, entry.name), false);
+    if (!isDirectory) {
+      if (!explicit && !options.accept(path)) return;
+      // The same file named twice (or reached twice) is read once.
+      const real = realPath(path);
+      if (!seen.has(real)) {
+        seen.add(real);
+        files.push(path);
       }
-    } else if (explicit || options.accept(path)) {
-      files.push(path);
+      return;
+    }
+    const real = realPath(path);
+    if (walkedDirectories.has(real)) return;
+    walkedDirectories.add(real);
+    let entries: Dirent[];
+    try {
+      entries = readdirSync(path, { withFileTypes: true });
+    } catch (err) {
+      problems.push({ file: path, message: ioMessage(err) });
+      return;
+    }
+    for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+      if (entry.isDirectory() && options.skipDirectory?.(entry.name)) continue;
+      visit(join(path, entry.name), false);
     }
   };
   for (const path of paths) visit(path, true);
   return files;
 }
 
-/** Manifest files named by `paths` (`-` is standard input). */
+const realPath = (path: string): string => {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
+};
+
+/** An I/O failure as a problem's message: the condition, not Node's call trace. */
+function ioMessage(err: unknown): string {
+  const code = (err as NodeJS.ErrnoException).code;
+  if (code === 'ENOENT') return 'no such file or directory';
+  if (code === 'EACCES' || code === 'EPERM') return 'permission denied';
+  if (code === 'ELOOP') return 'too many levels of symbolic links';
+  return (err as Error).message;
+}
+
+/** Manifest files named by `paths`, each once; `-` (standard input) comes last. */
 export function expandPaths(paths: readonly string[], problems: ReadProblem[]): string[] {
-  return paths.flatMap((path) => (path === '-' ? ['-'] : walkFiles([path], problems, { accept: (file) => MANIFEST_FILE.test(file) })));
+  const files = walkFiles(paths.filter((path) => path !== '-'), problems, { accept: (file) => MANIFEST_FILE.test(file) });
+  return paths.includes('-') ? [...files, '-'] : files;
 }
 
 /** `spec.taints[0].effect` → ['spec', 'taints', 0, 'effect']; `spec.overall[cpu]` → [..., 'cpu']. */

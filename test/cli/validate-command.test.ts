@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
@@ -8,6 +8,7 @@ import { examples } from '../fixtures/index.js';
 import { stringify } from 'yaml';
 
 const cli = (argv: string[], stdin = '') => runCli(argv, { stdin: () => stdin });
+const lastLine = (text: string) => text.trimEnd().split('\n').at(-1);
 
 const cluster = examples.find((e) => e.kind === 'Cluster')!;
 const badCluster = { apiVersion: 'cluster.karmada.io/v1alpha1', kind: 'Cluster', metadata: { name: 'm1' }, spec: { syncMode: 'Push', taints: [{ key: 'dedicated', effect: 'Foo' }] } };
@@ -125,6 +126,23 @@ describe('fleetgate validate', () => {
     const missing = await cli(['validate', '/nonexistent/file.yaml']);
     expect(missing.code).toBe(2);
     expect(missing.stdout).toContain('/nonexistent/file.yaml: error: no such file or directory');
+  });
+
+  it('walks a symbolic link loop once, ignores a dangling link it would not read, and reads a file named twice once', async () => {
+    const dir = fixtureDir();
+    const before = await cli(['validate', dir]);
+    symlinkSync('..', join(dir, 'nested', 'up'));
+    symlinkSync('/nonexistent/notes', join(dir, 'notes-link.txt'));
+    const after = await cli(['validate', dir, join(dir, 'clusters.yaml')]);
+    expect(after.code).toBe(before.code);
+    expect(after.stdout).not.toContain('up/');
+    expect(after.stdout).not.toContain('notes-link');
+    expect(lastLine(after.stdout)).toBe(lastLine(before.stdout));
+    // A dangling link that names a manifest is a problem of the run's.
+    symlinkSync('/nonexistent/cluster', join(dir, 'gone.yaml'));
+    const dangling = await cli(['validate', dir]);
+    expect(dangling.code).toBe(2);
+    expect(dangling.stdout).toContain(`${join(dir, 'gone.yaml')}: error: no such file or directory`);
   });
 
   it('makes unknown fields and unserved kinds errors with --strict', async () => {
