@@ -34,4 +34,11 @@ const code = await main(argv, {
     running = server;
   },
 });
-if (code !== 0 || !running) process.exit(code);
+/** Resolves once everything written to `stream` so far has been handed to the OS. */
+const flushed = (stream: NodeJS.WriteStream) => new Promise<void>((done) => stream.write('', () => done()));
+
+if (code !== 0 || !running) {
+  // Writes to a pipe are asynchronous: exiting at once would cut a large report at 64 KiB.
+  await Promise.all([flushed(process.stdout), flushed(process.stderr)]);
+  process.exit(code);
+}

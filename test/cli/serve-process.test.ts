@@ -74,6 +74,19 @@ describe.skipIf(!built)('fleetgate serve as a process (runs dist/, which npm tes
     expect(server.log()).toContain('SIGTERM');
   });
 
+  it('writes the whole of a large report into a pipe before it exits', async () => {
+    // `fleetgate schema | jq`: exiting before a pipe drains would cut the JSON at 64 KiB. A shell
+    // pipe, not Node's own stdio (a socket pair, whose larger buffer would hide the loss).
+    const child = spawn('sh', ['-c', `"${process.execPath}" "${bin}" schema | cat`], { stdio: ['ignore', 'pipe', 'ignore'] });
+    const chunks: Buffer[] = [];
+    child.stdout.on('data', (c: Buffer) => chunks.push(c));
+    const code = await new Promise<number | null>((done) => child.on('close', (c) => done(c)));
+    const text = Buffer.concat(chunks).toString('utf8');
+    expect(code).toBe(0);
+    expect(text.length).toBeGreaterThan(65_536);
+    expect(() => JSON.parse(text)).not.toThrow();
+  });
+
   it('a signal ends any other command by that signal, never with exit 0', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'fleetgate-signal-'));
     const many = join(dir, 'many.yaml');
