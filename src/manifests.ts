@@ -415,8 +415,10 @@ export function readManifests(paths: readonly string[], stdin: () => string = re
 
 /** Every object in `paths` (files or directories), for lookups; problems are returned, not thrown. */
 export function readObjects(paths: readonly string[]): { objects: Record<string, unknown>[]; problems: ReadProblem[] } {
-  const { manifests, problems } = readManifests(paths, () => '');
-  return { objects: manifests.map((m) => m.object), problems };
+  // Standard input belongs to the objects under review; read here it would silently be empty.
+  const stdin = paths.includes('-') ? [{ file: '-', message: 'standard input cannot be read here; give a file or a directory' }] : [];
+  const { manifests, problems } = readManifests(paths.filter((path) => path !== '-'), () => '');
+  return { objects: manifests.map((m) => m.object), problems: [...stdin, ...problems] };
 }
 
 /** `file:line:column` of a problem, as much of it as is known. */

@@ -145,6 +145,12 @@ describe('fleetgate validate', () => {
     expect(dangling.stdout).toContain(`${join(dir, 'gone.yaml')}: error: no such file or directory`);
   });
 
+  it('refuses standard input as --context instead of reading nothing', async () => {
+    const { code, stdout } = await cli(['validate', '--context', '-', fixtureDir()], 'kind: Service');
+    expect(code).toBe(2);
+    expect(stdout).toContain('-: error: standard input cannot be read here; give a file or a directory');
+  });
+
   it('makes unknown fields and unserved kinds errors with --strict', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'fleetgate-strict-'));
     writeFileSync(join(dir, 'a.yaml'), stringify({ ...cluster, spec: { ...(cluster as any).spec, replicas: 2 } }));
