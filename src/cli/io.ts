@@ -1,6 +1,7 @@
 /** What a command may touch: its output streams, standard input, and nothing else of the process. */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { RunningServer } from '../server/serve.js';
+import { dns1123Subdomain } from '../checks/names.js';
 
 export interface CliIO {
   stdout: (text: string) => void;
@@ -41,3 +42,10 @@ export function usageError(command: string, io: CliIO, message: string): 2 {
   io.stderr(`fleetgate ${command}: ${message}\nRun 'fleetgate ${command} --help' for usage.\n`);
   return 2;
 }
+
+/** Why a --group-domain value cannot be one, or undefined: the groups are `<group>.<domain>`, so it must be a DNS subdomain. */
+export function groupDomainProblem(domain: string): string | undefined {
+  const problem = dns1123Subdomain(domain);
+  return problem ? `--group-domain "${domain}": ${problem}` : undefined;
+}
+

@@ -123,6 +123,15 @@ describe('fleetgate validate', () => {
     expect((await cli(['validate', '--output', 'xml', '.'])).code).toBe(2);
     expect((await cli(['validate', '--bogus', '.'])).code).toBe(2);
     expect((await cli(['validate', '--operation', 'UPDATE', '--old', '-', '-'])).code).toBe(2);
+    // An UPDATE without the stored object would skip every rule that compares with it.
+    const noOld = await cli(['validate', '--operation', 'UPDATE', '.']);
+    expect(noOld.code).toBe(2);
+    expect(noOld.stderr).toContain('--operation UPDATE needs --old FILE');
+    for (const domain of ['', 'Bad Domain!']) {
+      const bad = await cli(['validate', '--group-domain', domain, '.']);
+      expect(bad.code).toBe(2);
+      expect(bad.stderr).toContain(`--group-domain "${domain}": `);
+    }
     const missing = await cli(['validate', '/nonexistent/file.yaml']);
     expect(missing.code).toBe(2);
     expect(missing.stdout).toContain('/nonexistent/file.yaml: error: no such file or directory');

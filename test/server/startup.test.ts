@@ -41,6 +41,8 @@ describe('serve start-up', () => {
     [['--tls-min-version', '1.1'], '--tls-min-version must be 1.2 or 1.3'],
     [['--log-level', 'loud'], '--log-level must be'],
     [['--context-failure-policy', 'maybe'], '--context-failure-policy must be fail or ignore'],
+    [['--group-domain', ''], '--group-domain "": '],
+    [['--group-domain', 'Bad Domain!'], '--group-domain "Bad Domain!": '],
   ])('answers the usage error %j with exit 2', async (args, message) => {
     const { code, stderr } = await runCli(['serve', ...args]);
     expect(code).toBe(2);

@@ -8,9 +8,8 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { DEFAULT_GROUP_DOMAIN, apiVersion, ruleModules } from '../../../rules/index.js';
-import { dns1123Subdomain } from '../../checks/names.js';
 import type { KindRules } from '../../rule.js';
-import { parseFlags, usageError, type CliIO, type Command } from '../io.js';
+import { groupDomainProblem, parseFlags, usageError, type CliIO, type Command } from '../io.js';
 
 export const JSON_SCHEMA_DRAFT_07 = 'http://json-schema.org/draft-07/schema#';
 export const INDEX_FILE = 'index.json';
@@ -141,11 +140,8 @@ async function run(args: string[], io: CliIO): Promise<number> {
   if (!parsed) return 2;
   const { values } = parsed;
   const groupDomain = values['group-domain'] ?? DEFAULT_GROUP_DOMAIN;
-  const domainProblem = dns1123Subdomain(groupDomain);
-  if (domainProblem) {
-    io.stderr(`fleetgate schema: --group-domain "${groupDomain}": ${domainProblem}\n`);
-    return 2;
-  }
+  const domainProblem = groupDomainProblem(groupDomain);
+  if (domainProblem) return usageError('schema', io, domainProblem);
   if (values.out === undefined) {
     io.stdout(json(bundleSchema(groupDomain)));
     return 0;

@@ -1,7 +1,7 @@
 /** `fleetgate serve`: the HTTPS admission webhook. */
 import { pino } from 'pino';
 import { serve } from '../../server/serve.js';
-import { parseFlags, usageError, type CliIO, type Command } from '../io.js';
+import { groupDomainProblem, parseFlags, usageError, type CliIO, type Command } from '../io.js';
 
 const HELP = `Usage: fleetgate serve [flags]
 
@@ -78,6 +78,8 @@ async function run(args: string[], io: CliIO): Promise<number> {
   }
   const policy = values['context-failure-policy'] ?? 'fail';
   if (policy !== 'fail' && policy !== 'ignore') return usage(`--context-failure-policy must be fail or ignore, got "${policy}"`);
+  const domainProblem = values['group-domain'] === undefined ? undefined : groupDomainProblem(values['group-domain']);
+  if (domainProblem) return usage(domainProblem);
   const level = values['log-level'] ?? 'info';
   if (!['debug', 'info', 'warn', 'error'].includes(level)) return usage(`--log-level must be debug, info, warn or error, got "${level}"`);
   try {

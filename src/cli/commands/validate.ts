@@ -7,7 +7,7 @@ import { staticLookups } from '../../server/context.js';
 import type { Lookups, Operation } from '../../rule.js';
 import { expandPaths, formatProblem, problemPosition, readManifests, readObjects, streamManifests, type ReadProblem, type Source } from '../../manifests.js';
 import { junitXml, type JUnitSuite } from '../junit.js';
-import { parseFlags, type CliIO, type Command } from '../io.js';
+import { groupDomainProblem, parseFlags, type CliIO, type Command } from '../io.js';
 
 const HELP = `Usage: fleetgate validate [flags] PATH... | -
 
@@ -87,6 +87,9 @@ async function run(args: string[], io: CliIO): Promise<number> {
   const operation = values.operation as Operation;
   if (operation !== 'CREATE' && operation !== 'UPDATE') return usage(`--operation must be CREATE or UPDATE, got "${values.operation}"`);
   if (values.old && operation !== 'UPDATE') return usage('--old needs --operation UPDATE');
+  if (!values.old && operation === 'UPDATE') return usage('--operation UPDATE needs --old FILE, the stored object the rules compare with');
+  const domainProblem = groupDomainProblem(values['group-domain']);
+  if (domainProblem) return usage(domainProblem);
   if (positionals.length === 0) return usage('no PATH given (use - for standard input); see fleetgate validate --help');
   if (values.old === '-' && positionals.includes('-')) return usage('standard input can be read once: give --old or PATH as a file');
 
