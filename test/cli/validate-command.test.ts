@@ -172,6 +172,11 @@ describe('fleetgate validate', () => {
     const strict = await cli(['validate', '--strict', dir]);
     expect(strict.code).toBe(1);
     expect(strict.stdout).toContain('ConfigMap "settings": kind ConfigMap is not served by fleetgate');
+    expect(strict.stdout).toContain('1 not served (errors with --strict)');
+    const json = await cli(['validate', '--strict', '-o', 'json', dir]);
+    expect(json.code).toBe(1);
+    expect(JSON.parse(json.stdout).results[0].status).toBe('unserved');
+    expect(JSON.parse((await cli(['validate', '-o', 'json', dir])).stdout).results[0].status).toBe('skipped');
   });
 
   it('checks an update against the stored object with --operation UPDATE --old', async () => {

@@ -159,7 +159,7 @@ async function run(args: string[], io: CliIO): Promise<number> {
     errors: allProblems.length,
   };
 
-  if (format === 'json') io.stdout(`${JSON.stringify(jsonReport(checked, allProblems, summary, values['group-domain']), null, 2)}\n`);
+  if (format === 'json') io.stdout(`${JSON.stringify(jsonReport(checked, allProblems, summary, values.strict, values['group-domain']), null, 2)}\n`);
   else if (format === 'junit') io.stdout(junitXml('fleetgate validate', junitSuites(checked, allProblems, values.strict, values['group-domain'])));
   else io.stdout(textReport(checked, allProblems, summary, values.strict, values.quiet));
 
@@ -196,13 +196,13 @@ function textReport(checked: Checked[], problems: ReadProblem[], summary: Summar
   }
   if (!quiet) {
     lines.push(
-      `${count(summary.objects, 'object')} in ${count(summary.files, 'file')}: ${summary.valid} valid, ${summary.invalid} invalid, ${summary.skipped} skipped (kind not served), ${count(summary.warnings, 'warning')}, ${count(summary.errors, 'error')}`,
+      `${count(summary.objects, 'object')} in ${count(summary.files, 'file')}: ${summary.valid} valid, ${summary.invalid} invalid, ${summary.skipped} ${strict ? 'not served (errors with --strict)' : 'skipped (kind not served)'}, ${count(summary.warnings, 'warning')}, ${count(summary.errors, 'error')}`,
     );
   }
   return lines.length ? `${lines.join('\n')}\n` : '';
 }
 
-function jsonReport(checked: Checked[], problems: ReadProblem[], summary: Summary, groupDomain: string) {
+function jsonReport(checked: Checked[], problems: ReadProblem[], summary: Summary, strict: boolean, groupDomain: string) {
   return {
     summary,
     errors: problems,
@@ -213,7 +213,8 @@ function jsonReport(checked: Checked[], problems: ReadProblem[], summary: Summar
       ...(c.result ? { group: apiGroup(rulesFor(c.kind)!, groupDomain) } : {}),
       namespace: c.namespace,
       name: c.name,
-      status: c.result ? (c.result.allowed ? 'valid' : 'invalid') : 'skipped',
+      // With --strict an unserved kind fails the run, and says so.
+      status: c.result ? (c.result.allowed ? 'valid' : 'invalid') : strict ? 'unserved' : 'skipped',
       causes: (c.result?.causes ?? []).map((cause) => ({ ...cause, line: c.source.lineOf(cause.field) })),
       warnings: c.result?.warnings ?? [],
       ...(c.patch ? { defaults: c.patch } : {}),
