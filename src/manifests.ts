@@ -298,7 +298,35 @@ function chunks(text: string): Chunk[] {
     start = marker.index + 1;
   }
   result.push({ text: text.slice(start), firstLine });
-  return result;
+  return withDirectivesJoined(result).map(withoutByteOrderMark);
+}
+
+/**
+ * Directives (`%YAML 1.1`) belong to the document whose `---` follows them: the directive
+ * lines that end a chunk (the first of a stream, or after a `...`) move to the next one.
+ */
+function withDirectivesJoined(split: Chunk[]): Chunk[] {
+  const joined: Chunk[] = [];
+  for (let i = 0; i < split.length; i++) {
+    const chunk = split[i]!;
+    const next = split[i + 1];
+    const lines = chunk.text.split('\n');
+    let tail = lines.length;
+    while (tail > 0 && (DIRECTIVE.test(lines[tail - 1]!) || BLANK_OR_COMMENT.test(lines[tail - 1]!))) tail--;
+    if (next && lines.slice(tail).some((l) => DIRECTIVE.test(l))) {
+      split[i + 1] = { text: `${lines.slice(tail).join('\n')}\n${next.text}`, firstLine: chunk.firstLine + tail };
+      if (tail > 0) joined.push({ text: lines.slice(0, tail).join('\n'), firstLine: chunk.firstLine });
+      continue;
+    }
+    joined.push(chunk);
+  }
+  return joined;
+}
+
+/** YAML allows a byte order mark at the start of any document (files saved on Windows, then concatenated). */
+function withoutByteOrderMark(chunk: Chunk): Chunk {
+  const bom = /^(---[^\n]*\n)?\uFEFF/.exec(chunk.text);
+  return bom ? { ...chunk, text: `${bom[1] ?? ''}${chunk.text.slice(bom[0].length)}` } : chunk;
 }
 
 /** Lines without content: blank, a comment, a marker (with a comment at most) or a directive. */

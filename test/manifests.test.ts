@@ -203,6 +203,26 @@ describe('parseManifests: lines of fields', () => {
     expect([manifests[0]!.source.lineOf('spec.a'), manifests[1]!.source.lineOf('spec.b'), manifests[2]!.source.lineOf('spec.c'), manifests[3]!.source.lineOf('spec.e')]).toEqual([8, 12, 13, 19]);
   });
 
+  it('reads a %YAML directive with the document it introduces, and a byte order mark at the start of any document', () => {
+    const stream = [
+      /* 1 */ '%YAML 1.1',
+      /* 2 */ '---',
+      /* 3 */ 'kind: A',
+      /* 4 */ 'spec: {a: 1}',
+      /* 5 */ '---',
+      /* 6 */ '\uFEFFkind: B',
+      /* 7 */ 'spec: {b: 2}',
+      /* 8 */ '...',
+      /* 9 */ '%YAML 1.1',
+      /* 10 */ '---',
+      /* 11 */ 'kind: C',
+    ];
+    const { manifests, problems } = parseManifests(stream.join('\n') + '\n', 'd.yaml');
+    expect(problems).toEqual([]);
+    expect(manifests.map((m) => [m.object.kind, m.source.line])).toEqual([['A', 3], ['B', 6], ['C', 11]]);
+    expect(manifests[1]!.source.lineOf('spec')).toBe(7);
+  });
+
   it('reports a syntax error at its line in the file, past earlier documents', () => {
     const { manifests, problems } = parseManifests(['kind: A', '---', 'kind: B', 'spec: [x', '---', 'kind: C'].join('\n'), 'e.yaml');
     expect(manifests.map((m) => m.object.kind)).toEqual(['A', 'C']);
