@@ -154,6 +154,20 @@ describe('fleetgate validate', () => {
     expect(dangling.stdout).toContain(`${join(dir, 'gone.yaml')}: error: no such file or directory`);
   });
 
+  it('reads UTF-16 files with a byte order mark, as kubectl does, and refuses bytes that are not UTF-8', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'fleetgate-encoding-'));
+    const text = stringify(cluster);
+    writeFileSync(join(dir, 'le.yaml'), Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, 'utf16le')]));
+    writeFileSync(join(dir, 'be.yaml'), Buffer.concat([Buffer.from([0xfe, 0xff]), Buffer.from(text, 'utf16le').swap16()]));
+    const utf16 = await cli(['validate', dir]);
+    expect(utf16.code).toBe(0);
+    expect(lastLine(utf16.stdout)).toMatch(/^2 objects in 2 files: 2 valid/);
+    writeFileSync(join(dir, 'latin1.yaml'), Buffer.from(`${text}  # caf\xe9\n`, 'latin1'));
+    const latin1 = await cli(['validate', dir]);
+    expect(latin1.code).toBe(2);
+    expect(latin1.stdout).toContain(`${join(dir, 'latin1.yaml')}: error: not UTF-8`);
+  });
+
   it('refuses standard input as --context instead of reading nothing', async () => {
     const { code, stdout } = await cli(['validate', '--context', '-', fixtureDir()], 'kind: Service');
     expect(code).toBe(2);
