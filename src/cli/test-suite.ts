@@ -222,7 +222,9 @@ class SuiteReader {
   private string(node: Node, what: string, allowEmpty = false): string | undefined {
     const value = this.js(node);
     if (typeof value !== 'string' || (!allowEmpty && value === '')) {
-      this.problem(node, `${what} must be a ${allowEmpty ? '' : 'non-empty '}string`);
+      // YAML 1.1 reads `n`, `no`, `on` as booleans and `1.0` as a number: say what was read, and how to keep it text.
+      const read = typeof value === 'string' ? 'an empty string' : `${JSON.stringify(value) ?? String(value)} (${value === null ? 'null' : typeof value})`;
+      this.problem(node, `${what} must be a ${allowEmpty ? '' : 'non-empty '}string, got ${read}${typeof value === 'boolean' || typeof value === 'number' ? '; quote it to keep it text' : ''}`);
       return undefined;
     }
     return value;
@@ -243,7 +245,9 @@ class SuiteReader {
       // The first error only: the ones after it mostly follow from it.
       const e = this.doc.errors[0]!;
       const pos = this.lineCounter.linePos(e.pos[0]);
-      this.loader.problems.push({ file: this.file, line: pos.line, column: pos.col, message: `YAML syntax error: ${e.message.split('\n')[0]}` });
+      // The yaml library words this one for its callers; a suite's author needs the rule.
+      const message = e.code === 'MULTIPLE_DOCS' ? 'a test suite file holds one YAML document; this one has more (put further suites in files of their own)' : `YAML syntax error: ${e.message.split('\n')[0]}`;
+      this.loader.problems.push({ file: this.file, line: pos.line, column: pos.col, message });
       return undefined;
     }
     const root = this.doc.contents;

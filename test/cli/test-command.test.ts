@@ -265,6 +265,17 @@ describe('fleetgate test', () => {
       expect(stderr).toMatch(new RegExp(`^${join(dir, 'fleetgate-test.yaml').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:\\d+:\\d+: YAML syntax error`));
     });
 
+    it('two documents in one suite file, and a name YAML read as a boolean: messages that say what to do', async () => {
+      const dir = folder({ 'member.yaml': member, 'fleetgate-test.yaml': `cases:\n  - name: n\n    object: member.yaml\n    expect: { allowed: true }\n---\ncases: []\n` });
+      const { code, stderr } = await run([dir]);
+      expect(code).toBe(2);
+      expect(stderr).toContain('a test suite file holds one YAML document; this one has more');
+      const single = folder({ 'member.yaml': member, 'fleetgate-test.yaml': `cases:\n  - name: n\n    object: member.yaml\n    expect: { allowed: true }\n` });
+      const named = await run([single]);
+      expect(named.code).toBe(2);
+      expect(named.stderr).toContain('name must be a non-empty string, got false (boolean); quote it to keep it text');
+    });
+
     it('unknown cause types, misplaced causes and patches that do not apply', async () => {
       const dir = folder({
         'member.yaml': member,
