@@ -490,6 +490,10 @@ describe.skipIf(Boolean(unavailable) && !required)(title, () => {
     expect(out.status).toBe(0);
     expect(out.stdout).toContain('NOTES:');
     expect(out.stdout).toContain('--show-only templates/webhookconfigurations.yaml');
+    // Service mode cannot serve another API server: the notes say to render url mode for one.
+    expect(out.stdout).toContain('webhooks.clientConfig.mode=url');
+    const url = renderChart(binary, { namespace: NS, strict: false, notes: true, values: [FAST, { webhooks: { create: false, clientConfig: { mode: 'url' } } }] });
+    expect(url.stdout).not.toContain('WARNING: webhooks.clientConfig.mode=service');
   });
 
   // ----- plain manifests -----
