@@ -311,10 +311,15 @@ function withDirectivesJoined(split: Chunk[]): Chunk[] {
   for (let i = 0; i < split.length; i++) {
     const chunk = split[i]!;
     const next = split[i + 1];
+    // Directives are rare: only a chunk with a line starting with % is looked at line by line.
+    if (!next || !(chunk.text.startsWith('%') || chunk.text.includes('\n%'))) {
+      joined.push(chunk);
+      continue;
+    }
     const lines = chunk.text.split('\n');
     let tail = lines.length;
     while (tail > 0 && (DIRECTIVE.test(lines[tail - 1]!) || BLANK_OR_COMMENT.test(lines[tail - 1]!))) tail--;
-    if (next && lines.slice(tail).some((l) => DIRECTIVE.test(l))) {
+    if (lines.slice(tail).some((l) => DIRECTIVE.test(l))) {
       split[i + 1] = { text: `${lines.slice(tail).join('\n')}\n${next.text}`, firstLine: chunk.firstLine + tail };
       if (tail > 0) joined.push({ text: lines.slice(0, tail).join('\n'), firstLine: chunk.firstLine });
       continue;
