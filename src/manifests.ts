@@ -421,12 +421,6 @@ function* manifestsIn(text: string, file: string, problems: ReadProblem[]): Gene
 const readStdin = () => readFileSync(0, 'utf8');
 
 /**
- * The manifests of `files` (`-` is standard input), one at a time as each file is
- * parsed: a caller that keeps only what it reports lets the objects go as it goes,
- * which for a stream of thousands halves the memory and the garbage collector's work.
- * Problems are added to `problems`.
- */
-/**
  * A manifest file's text as kubectl reads it: UTF-8, or UTF-16 after its byte order mark
  * (what Windows PowerShell writes). Other bytes are refused rather than quietly replaced.
  */
@@ -437,6 +431,12 @@ export function decodeManifest(bytes: Buffer): string {
   return bytes.toString('utf8');
 }
 
+/**
+ * The manifests of `files` (`-` is standard input), one at a time as each file is
+ * parsed: a caller that keeps only what it reports lets the objects go as it goes,
+ * which for a stream of thousands halves the memory and the garbage collector's work.
+ * Problems are added to `problems`.
+ */
 export function* streamManifests(files: readonly string[], problems: ReadProblem[], stdin: () => string = readStdin): Generator<Manifest> {
   for (const file of files) {
     let text: string;
