@@ -1,8 +1,8 @@
 /**
- * Lua scripts of ResourceInterpreterCustomization, checked without running them:
- * the script must parse (gopher-lua's dialect: Lua 5.1 plus `goto`, hence luaparse's
- * 5.2 mode, and 5.1's lenient string escapes) and must define the global function the member is for, taking the
- * parameters the control plane passes.
+ * Lua scripts of ResourceInterpreterCustomization, checked without running them: the
+ * script must parse in gopher-lua's dialect (Lua 5.1 plus `goto`: luaparse's 5.2 mode,
+ * with 5.1's lenient string escapes) and must define the global function the member is
+ * for, taking the parameters the control plane passes.
  */
 import { lazyRequire } from '../lazy.js';
 import { ownCopy } from './memo.js';
@@ -55,7 +55,7 @@ type LuaSyntaxError = Error & { index?: number };
 
 /** luaparse's errors for escapes that gopher-lua, like Lua 5.1, reads as the escaped character. */
 const LENIENT_ESCAPE = /^\[\d+:\d+\] (invalid escape sequence|hexadecimal digit expected|decimal escape too large) near /;
-/** Escapes mended one at a time, each a re-parse; past this many, a script gets 5.1's reading alone. */
+/** Escapes mended one at a time, each a re-parse; past this many, the script gets the first escape error. */
 const MAX_MENDED_ESCAPES = 16;
 
 /**
