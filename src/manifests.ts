@@ -396,12 +396,15 @@ function* manifestsIn(text: string, file: string, problems: ReadProblem[]): Gene
     };
 
     if (typeof value.kind === 'string' && value.kind.endsWith('List') && Array.isArray(value.items)) {
-      for (const [i, item] of value.items.entries()) {
+      // The API server's typed lists (`ServiceList` from `kubectl get --raw`) leave kind and apiVersion out of their items.
+      const itemKind = value.kind === 'List' ? undefined : value.kind.slice(0, -'List'.length);
+      for (const [i, rawItem] of value.items.entries()) {
         const prefix = ['items', i];
-        if (!isRecord(item)) {
+        if (!isRecord(rawItem)) {
           problems.push({ file, line: lineIn(prefix, '', start), message: `items[${i}] is not an object` });
           continue;
         }
+        const item = itemKind && rawItem.kind === undefined ? { apiVersion: value.apiVersion, kind: itemKind, ...rawItem } : rawItem;
         // An item's line, like a field's, is looked up only if something reports it.
         const source: Source = {
           file,

@@ -223,6 +223,16 @@ describe('parseManifests: lines of fields', () => {
     expect(manifests[1]!.source.lineOf('spec')).toBe(7);
   });
 
+  it("gives the items of a typed list, which the API server sends without kind and apiVersion, the list's", () => {
+    const raw = JSON.stringify({ apiVersion: 'v1', kind: 'ServiceList', items: [{ metadata: { name: 'hl', namespace: 'ns' }, spec: { clusterIP: 'None' } }, { apiVersion: 'v1', kind: 'Service', metadata: { name: 'b' } }] });
+    const { manifests, problems } = parseManifests(raw, 'services.json');
+    expect(problems).toEqual([]);
+    expect(manifests.map((m) => [m.object.apiVersion, m.object.kind, (m.object.metadata as { name: string }).name])).toEqual([['v1', 'Service', 'hl'], ['v1', 'Service', 'b']]);
+    // A plain List says nothing about its items.
+    const plain = parseManifests(JSON.stringify({ apiVersion: 'v1', kind: 'List', items: [{ metadata: { name: 'x' } }] }), 'list.json');
+    expect(plain.manifests[0]!.object.kind).toBeUndefined();
+  });
+
   it('reports a syntax error at its line in the file, past earlier documents', () => {
     const { manifests, problems } = parseManifests(['kind: A', '---', 'kind: B', 'spec: [x', '---', 'kind: C'].join('\n'), 'e.yaml');
     expect(manifests.map((m) => m.object.kind)).toEqual(['A', 'C']);

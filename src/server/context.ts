@@ -7,14 +7,19 @@ import { formatProblem, readObjects } from '../manifests.js';
 import { isRecord } from '../is.js';
 import type { Lookups, Service } from '../rule.js';
 
-/** Lookups answered from a fixed set of objects. */
-export function staticLookups(objects: readonly Record<string, unknown>[]): Lookups {
+/**
+ * Lookups answered from a fixed set of objects. Customizations count in their own API group
+ * only: `config.<groupDomain>/v1alpha1`, or any group domain when none is given (a test
+ * suite's cases may each name their own).
+ */
+export function staticLookups(objects: readonly Record<string, unknown>[], groupDomain?: string): Lookups {
+  const isCustomizationVersion = (v: unknown) => (groupDomain === undefined ? typeof v === 'string' && CONFIG_V1ALPHA1.test(v) : v === `config.${groupDomain}/v1alpha1`);
   const services = new Map<string, Service>();
   const customizations: unknown[] = [];
   for (const o of objects) {
     const meta = isRecord(o.metadata) ? o.metadata : {};
     if (o.kind === 'Service' && o.apiVersion === 'v1') services.set(`${meta.namespace ?? 'default'}/${meta.name}`, o as Service);
-    if (o.kind === 'ResourceInterpreterCustomization') customizations.push(o);
+    if (o.kind === 'ResourceInterpreterCustomization' && isCustomizationVersion(o.apiVersion)) customizations.push(o);
   }
   return {
     getService: (namespace, name) => services.get(`${namespace}/${name}`),
@@ -22,9 +27,11 @@ export function staticLookups(objects: readonly Record<string, unknown>[]): Look
   };
 }
 
+const CONFIG_V1ALPHA1 = /^config\.[^/]+\/v1alpha1$/;
+
 /** Lookups from files; throws on the first file that cannot be read, naming its position. */
-export function loadContext(paths: readonly string[]): Lookups {
+export function loadContext(paths: readonly string[], groupDomain?: string): Lookups {
   const { objects, problems } = readObjects(paths);
   if (problems.length) throw new Error(formatProblem(problems[0]!));
-  return staticLookups(objects);
+  return staticLookups(objects, groupDomain);
 }

@@ -103,7 +103,7 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
   // Every kind's validator is loaded before serving: a broken build fails here, not on each request.
   for (const rules of ruleModules) kindValidator(rules);
   // The YAML readers behind --context are loaded only when it is given.
-  const staticLookups = options.contextPaths?.length ? (await import('./context.js')).loadContext(options.contextPaths) : undefined;
+  const staticLookups = options.contextPaths?.length ? (await import('./context.js')).loadContext(options.contextPaths, groupDomain) : undefined;
   if (staticLookups) log.info({ paths: options.contextPaths }, 'context lookups answered from files');
   const metrics = createMetrics({ processMetrics: true });
   let kube: KubeLookups | undefined;

@@ -109,7 +109,7 @@ async function run(args: string[], io: CliIO): Promise<number> {
   if (values.context?.length) {
     const context = readObjects(values.context);
     setupProblems.push(...context.problems);
-    lookups = staticLookups(context.objects);
+    lookups = staticLookups(context.objects, values['group-domain']);
   }
 
   const now = io.now ?? Date.now;
