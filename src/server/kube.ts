@@ -14,7 +14,12 @@ export interface KubeLookupsOptions {
   logger: Logger;
   /** Delay before restarting a failed watch. */
   restartDelayMs?: number;
+  /** A list that has not answered by then counts as failed, and is retried. */
+  listTimeoutMs?: number;
 }
+
+/** kube-apiserver's own default --request-timeout: a healthy list answers well within it. */
+const LIST_TIMEOUT_MS = 60_000;
 
 export interface KubeLookups {
   lookups: Lookups;
@@ -42,9 +47,19 @@ export async function kubeLookups(options: KubeLookupsOptions): Promise<KubeLook
   const group = `config.${options.groupDomain}`;
   const plural = 'resourceinterpretercustomizations';
 
-  const services = k8s.makeInformer(config, '/api/v1/services', () => core.listServiceForAllNamespaces()) as unknown as CachedInformer<Service>;
-  const customizations = k8s.makeInformer(config, `/apis/${group}/v1alpha1/${plural}`, () =>
-    custom.listClusterCustomObject({ group, version: 'v1alpha1', plural }),
+  // The client sets no timeout on a list: one that hangs (a black-holed connection) would
+  // never fail, so the cache would neither sync nor be restarted.
+  const listTimeoutMs = options.listTimeoutMs ?? LIST_TIMEOUT_MS;
+  const timed = <T>(what: string, list: () => Promise<T>) => () =>
+    new Promise<T>((done, fail) => {
+      const timer = setTimeout(() => fail(new Error(`list of ${what} did not answer within ${listTimeoutMs} ms`)), listTimeoutMs);
+      list().then(done, fail).finally(() => clearTimeout(timer));
+    });
+  const services = k8s.makeInformer(config, '/api/v1/services', timed('services', () => core.listServiceForAllNamespaces())) as unknown as CachedInformer<Service>;
+  const customizations = k8s.makeInformer(
+    config,
+    `/apis/${group}/v1alpha1/${plural}`,
+    timed(plural, () => custom.listClusterCustomObject({ group, version: 'v1alpha1', plural })),
   ) as unknown as CachedInformer<unknown>;
 
   let stopped = false;

@@ -16,6 +16,8 @@ import { ric } from '../fixtures/resourceinterpretercustomization.js';
 class FakeControlPlane {
   server!: Server;
   answer = true;
+  /** Lists of services left unanswered before one is answered. */
+  hangServiceLists = 0;
   services: unknown[] = [];
   customizations: unknown[] = [];
   watches: ServerResponse[] = [];
@@ -30,6 +32,10 @@ class FakeControlPlane {
       if (!items) {
         res.writeHead(404).end();
         return;
+      }
+      if (url.pathname === '/api/v1/services' && url.searchParams.get('watch') !== 'true' && this.hangServiceLists > 0) {
+        this.hangServiceLists--;
+        return; // this list never answers
       }
       res.writeHead(200, { 'content-type': 'application/json' });
       if (url.searchParams.get('watch') === 'true') {
@@ -91,6 +97,16 @@ describe('lookups through a kubeconfig', () => {
     const customization = await validate(ric, { lookups: kube.lookups });
     expect(customization.causes[0]?.type).toBe('FieldValueForbidden');
     expect(kube.synced()).toBe(true);
+  });
+
+  it('retries a list that never answers, and syncs once one does', async () => {
+    plane.services = [headless];
+    plane.customizations = [];
+    plane.hangServiceLists = 1;
+    kube = await kubeLookups({ kubeconfig: file, groupDomain: 'karmada.io', logger: silent, listTimeoutMs: 300, restartDelayMs: 100 });
+    expect(kube.synced()).toBe(false);
+    expect(await until(() => kube!.synced())).toBe(true);
+    expect((await validate(config, { lookups: kube.lookups })).allowed).toBe(false);
   });
 
   it('follows watch events', async () => {
