@@ -7,6 +7,7 @@ import { add, child, isString, list, record } from './_shared/checks.js';
 import { forbidden, invalid, type Cause } from '../src/field.js';
 import { luaScriptError, type LuaFunctionSpec } from '../src/checks/lua.js';
 import type { KindRules, Lookups, RuleContext } from '../src/rule.js';
+import { isThenable } from '../src/is.js';
 
 /** Each member of spec.customizations and the global function its script must define. */
 export const CUSTOMIZATION_FUNCTIONS = {
@@ -107,14 +108,20 @@ function conflicts(ric: ResourceInterpreterCustomization, existing: readonly unk
 
 /** Karmada's conflict rule: one customization per target and interpreter operation (dependencies excepted). */
 function validateWithLookups(ric: ResourceInterpreterCustomization, lookups: Lookups, ctx: RuleContext): void | Promise<void> {
-  if (!lookups.listResourceInterpreterCustomizations) return;
+  if (!lookups.listResourceInterpreterCustomizations) {
+    ctx.warnings.push(`${LOOKUPS_NEEDED} not checked: the lookups have no listResourceInterpreterCustomizations`);
+    return;
+  }
   const existing = lookups.listResourceInterpreterCustomizations();
-  const report = (items: readonly unknown[]) => {
+  const report = (items: unknown) => {
     for (const cause of conflicts(ric, list(items))) add(ctx, cause);
   };
-  if (existing instanceof Promise) return existing.then(report);
+  // Any thenable, not only this realm's Promise: a missed one would pass the rule unchecked.
+  if (isThenable(existing)) return Promise.resolve(existing).then(report);
   report(existing);
 }
+
+const LOOKUPS_NEEDED = 'conflicts with other ResourceInterpreterCustomizations';
 
 /** Only members other than dependencyInterpretation can conflict. */
 function lookupsApply(ric: ResourceInterpreterCustomization): boolean {
@@ -131,6 +138,6 @@ export const rules: KindRules<ResourceInterpreterCustomization> = {
   schema,
   validate,
   validateWithLookups,
-  lookupsNeeded: 'conflicts with other ResourceInterpreterCustomizations',
+  lookupsNeeded: LOOKUPS_NEEDED,
   lookupsApply,
 };

@@ -10,6 +10,7 @@ import { memoizeVerdict } from '../src/checks/memo.js';
 import { duplicate, forbidden, invalid, required, type Cause } from '../src/field.js';
 import { dns1035Label, dns1123Subdomain } from '../src/checks/names.js';
 import type { DefaultContext, KindRules, Lookups, RuleContext, Service } from '../src/rule.js';
+import { isThenable } from '../src/is.js';
 
 /** The interpreter operations a webhook rule may name (Karmada's list; `Prune` is not among them). */
 export const INTERPRETER_OPERATIONS = [
@@ -238,19 +239,32 @@ function headlessCause(use: ServiceUse, service: Service | undefined): Cause | u
 
 /** Spec clientConfig rule 2: a Service whose ClusterIP is `None` cannot carry the webhook calls. */
 function validateWithLookups(config: ResourceInterpreterWebhookConfiguration, lookups: Lookups, ctx: RuleContext): void | Promise<void> {
-  if (!lookups.getService) return;
+  if (!lookups.getService) {
+    ctx.warnings.push(`${LOOKUPS_NEEDED} not checked: the lookups have no getService`);
+    return;
+  }
   const pending: Promise<void>[] = [];
   for (const use of serviceUses(config)) {
-    const found = lookups.getService(use.namespace, use.name);
-    const report = (service: Service | undefined) => {
-      const cause = headlessCause(use, service);
+    const report = (service: unknown) => {
+      const cause = headlessCause(use, service as Service | undefined);
       if (cause) add(ctx, cause);
     };
-    if (found instanceof Promise) pending.push(found.then(report));
+    let found: unknown;
+    try {
+      found = lookups.getService(use.namespace, use.name);
+    } catch (err) {
+      // The answers already pending are abandoned: handled, so none can end the process unhandled.
+      for (const p of pending) p.catch(() => undefined);
+      throw err;
+    }
+    // Any thenable, not only this realm's Promise: a missed one would pass the rule unchecked.
+    if (isThenable(found)) pending.push(Promise.resolve(found).then(report));
     else report(found);
   }
   if (pending.length) return Promise.all(pending).then(() => undefined);
 }
+
+const LOOKUPS_NEEDED = 'the Service behind clientConfig.service (ClusterIP "None" check)';
 
 function lookupsApply(config: ResourceInterpreterWebhookConfiguration): boolean {
   return serviceUses(config).length > 0;
@@ -278,7 +292,7 @@ export const rules: KindRules<ResourceInterpreterWebhookConfiguration> = {
   schema,
   validate,
   validateWithLookups,
-  lookupsNeeded: 'the Service behind clientConfig.service (ClusterIP "None" check)',
+  lookupsNeeded: LOOKUPS_NEEDED,
   lookupsApply,
   defaults,
 };

@@ -4,6 +4,7 @@
  * deadline slightly shorter, and lookups that would run past it give a clear verdict.
  */
 import { ContextUnavailableError, type Lookups, type MaybePromise } from '../rule.js';
+import { isThenable } from '../is.js';
 
 export type ContextFailurePolicy = 'fail' | 'ignore';
 
@@ -49,13 +50,13 @@ export function guardLookups(lookups: Lookups, deadline: number, policy: Context
     } catch (err) {
       return onFailure((err as Error).message);
     }
-    if (!(result instanceof Promise)) return result;
+    if (!isThenable(result)) return result;
     const remaining = deadline - Date.now();
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new Error(`no answer within ${Math.max(0, Math.round(remaining))} ms`)), Math.max(0, remaining));
     });
-    return Promise.race([result, timeout]).then(
+    return Promise.race([Promise.resolve(result), timeout]).then(
       (value) => value,
       (err: Error) => onFailure(err.message),
     ).finally(() => clearTimeout(timer));

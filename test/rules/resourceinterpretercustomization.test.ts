@@ -227,10 +227,17 @@ describe('ResourceInterpreterCustomization context rule (conflicting customizati
     expect(causesOf(result)).toEqual([Forbidden('spec.customizations.retention'), Invalid(script('retention'))]);
   });
 
-  it('accepts lookups without the listing', () => {
+  it('accepts lookups without the listing, and says the rule was skipped', () => {
     const result = validate(ric, { lookups: {} }) as ValidationResult;
     expect(result.causes).toEqual([]);
-    expect(result.warnings).toEqual([]);
+    expect(result.warnings).toEqual(['conflicts with other ResourceInterpreterCustomizations not checked: the lookups have no listResourceInterpreterCustomizations']);
+  });
+
+  it('takes any thenable as an asynchronous answer, not only this realm\'s Promise', async () => {
+    const rival = [other('a', deployment, { retention: { luaScript: retention } })];
+    const thenable = { then: (done: (v: unknown) => void) => done(rival) };
+    const result = await validate(ric, { lookups: { listResourceInterpreterCustomizations: () => thenable as never } });
+    expect(causesOf(result)).toContainEqual(Forbidden('spec.customizations.retention'));
   });
 
   // Relies on the engine consulting KindRules.lookupsApply.

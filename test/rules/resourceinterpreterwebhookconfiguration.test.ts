@@ -332,9 +332,34 @@ describe('ResourceInterpreterWebhookConfiguration context rule (Service with Clu
     expect(getService).not.toHaveBeenCalled();
   });
 
-  it('accepts lookups without getService', () => {
+  it('accepts lookups without getService, and says the rule was skipped', () => {
     const result = validate(config, { lookups: {} }) as Awaited<ReturnType<typeof validate>>;
     expect(result.causes).toEqual([]);
+    expect(result.warnings).toEqual(['the Service behind clientConfig.service (ClusterIP "None" check) not checked: the lookups have no getService']);
+  });
+
+  it('takes any thenable as an asynchronous answer, not only this realm\'s Promise', async () => {
+    const thenable = { then: (done: (v: unknown) => void) => done(service('None')) };
+    const result = await validate(config, { lookups: { getService: () => thenable as never } });
+    expect(causesOf(result)).toEqual([Invalid(SERVICE_PATH)]);
+  });
+
+  it('leaves no answer unhandled when a later lookup throws', async () => {
+    const two = changed(config, (o) => o.webhooks.push({ ...o.webhooks.find((w: any) => w.clientConfig.service), name: 'second.example.com', clientConfig: { service: { namespace: 'karmada-system', name: 's2' } } }));
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      const getService = (_ns: string, name: string) => {
+        if (name === 's2') throw new Error('s2 sync failure');
+        return Promise.reject(new Error('first unavailable'));
+      };
+      expect(() => validate(two, { lookups: { getService } })).toThrow('s2 sync failure');
+      await new Promise((r) => setTimeout(r, 20));
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+    }
   });
 
   // Relies on the engine consulting KindRules.lookupsApply.
