@@ -51,7 +51,7 @@ export function validate(object: unknown, options: ValidateOptions = {}): MaybeP
   if (operation === 'DELETE' || operation === 'CONNECT') return finish(ctx);
 
   if (!isRecord(object)) {
-    ctx.causes.push(invalid('', object === undefined ? null : typeof object, 'must be a Kubernetes object (a JSON object with apiVersion, kind and metadata)'));
+    ctx.causes.push(invalid('', object === undefined || object === null ? null : Array.isArray(object) ? 'array' : typeof object, 'must be a Kubernetes object (a JSON object with apiVersion, kind and metadata)'));
     return finish(ctx);
   }
   const rules = rulesFor(object.kind);

@@ -47,9 +47,16 @@ const OPERATIONS = new Set<Operation>(['CREATE', 'UPDATE', 'DELETE', 'CONNECT'])
 
 
 export function review(input: unknown, options: ReviewOptions): MaybePromise<AdmissionReview> {
-  const apiVersion = isRecord(input) && typeof input.apiVersion === 'string' && REVIEW_VERSIONS.has(input.apiVersion) ? input.apiVersion : 'admission.k8s.io/v1';
-  const uid = isRecord(input) && isRecord(input.request) && typeof input.request.uid === 'string' ? input.request.uid : '';
+  let apiVersion = 'admission.k8s.io/v1';
+  let uid = '';
   const wrap = (response: Omit<AdmissionResponse, 'uid'>): AdmissionReview => ({ apiVersion, kind: 'AdmissionReview', response: { uid, ...response } });
+  try {
+    // Read inside a guard: an object handed in by a caller may throw from a getter or a Proxy.
+    if (isRecord(input) && typeof input.apiVersion === 'string' && REVIEW_VERSIONS.has(input.apiVersion)) apiVersion = input.apiVersion;
+    if (isRecord(input) && isRecord(input.request) && typeof input.request.uid === 'string') uid = input.request.uid;
+  } catch (err) {
+    return wrap(errored(400, `the AdmissionReview cannot be read: ${err instanceof Error ? err.message : String(err)}`));
+  }
   try {
     const decoded = decode(input, options);
     if ('error' in decoded) return wrap(errored(400, decoded.error));
@@ -154,7 +161,7 @@ function decide(decoded: Decoded, options: ReviewOptions): MaybePromise<Omit<Adm
     ...pickRuleOptions(options),
   });
   const respond = (r: ValidationResult) => {
-    const name = isRecord(object.metadata) && typeof object.metadata.name === 'string' ? object.metadata.name : (request.name ?? '');
+    const name = isRecord(object.metadata) && typeof object.metadata.name === 'string' ? object.metadata.name : typeof request.name === 'string' ? request.name : '';
     const response = r.allowed ? allowed() : invalid(rules.kind, apiGroup(rules, options.groupDomain ?? DEFAULT_GROUP_DOMAIN), name, r.causes);
     return r.warnings.length ? { ...response, warnings: r.warnings } : response;
   };

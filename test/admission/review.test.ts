@@ -160,6 +160,24 @@ describe('review() on input it cannot use', () => {
     expect(sync(review(deleteOf(clusterKind), { mode: 'validate' })).response?.allowed).toBe(true);
   });
 
+  it('answers 400 when the review itself throws as it is read (getters, Proxies), and never echoes a name that is no string', () => {
+    const revoked = Proxy.revocable({}, {});
+    revoked.revoke();
+    const hostile = [
+      { apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', get request() { throw new Error('x'); } },
+      new Proxy({}, { get() { throw new Error('p'); } }),
+      revoked.proxy,
+    ];
+    for (const input of hostile) {
+      const out = sync(review(input, { mode: 'validate' }));
+      expect(out.kind).toBe('AdmissionReview');
+      expect(out.response?.status?.code).toBe(400);
+    }
+    const unnamed = admissionReview({ ...cluster, metadata: { generateName: 'm-' }, spec: { syncMode: 'Both' } }, { name: { evil: true } });
+    const denied = sync(review(unnamed, { mode: 'validate' }));
+    expect(denied.response?.status?.details?.name).toBe('');
+  });
+
   it('never throws, whatever it is given', () => {
     let deep: Record<string, unknown> = {};
     const root = deep;
