@@ -18,8 +18,9 @@ type ObjectReference = Static<typeof ObjectReference>;
 /**
  * `workloads:` with no value is null in YAML; the schema lets null through so that it is
  * reported as the missing list it is (errors #7: nil or empty), not as a type mismatch.
+ * The type says what a valid object holds: a list.
  */
-const Workloads = Unsafe<ObjectReference[] | null>({ type: ['array', 'null'], items: ObjectReference, minItems: 1 });
+const Workloads = Unsafe<ObjectReference[]>({ type: ['array', 'null'], items: ObjectReference, minItems: 1 });
 
 const WorkloadRebalancerSpec = Obj({
   workloads: Workloads,
