@@ -195,8 +195,11 @@ function toCauses(rootSchema: object, data: unknown, errors: ErrorObject[]): Sch
     switch (e.keyword) {
       case 'type':
         // `field:` with no value is null in YAML: for a required field that is a missing value.
-        if (value === null && isRequiredProperty(rootSchema, e.instancePath)) causes.push(required(path));
-        else causes.push(invalid(path, value, `must be of type ${describeType((e.params as { type: string | string[] }).type)}`));
+        if (value === null && isRequiredProperty(rootSchema, e.instancePath)) {
+          // A list that must not be empty says so, as for `[]`.
+          const at = schemaAt(rootSchema, e.instancePath) as { minItems?: number } | undefined;
+          causes.push((at?.minItems ?? 0) >= 1 ? required(path, 'must have at least one item') : required(path));
+        } else causes.push(invalid(path, value, `must be of type ${describeType((e.params as { type: string | string[] }).type)}`));
         break;
       case 'enum':
         // An empty required enum field is missing, as for any required string (Kubernetes reports `Required value`).

@@ -3,7 +3,7 @@ import { validate, type WorkloadRebalancer } from '../src/index.js';
 
 // Compile-time checks, run by `npm test`'s typecheck: the kind types accept what a valid object holds.
 describe('kind types', () => {
-  it('WorkloadRebalancer: workloads is a list in the type, though the schema lets null through to report it missing', () => {
+  it('WorkloadRebalancer: workloads is a list in the type and in the schema, null reported as missing', () => {
     const valid: WorkloadRebalancer = {
       apiVersion: 'apps.karmada.io/v1alpha1',
       kind: 'WorkloadRebalancer',

@@ -81,7 +81,7 @@ describe('WorkloadRebalancer', () => {
       expect(result.causes).toEqual([expect.objectContaining({ type: 'FieldValueRequired', field: 'spec.workloads' })]);
     }
     const nullResult = validate(changed(rebalancer, (o) => (o.spec.workloads = null)));
-    expect(nullResult.causes[0]!.message).toBe('Required value: must list at least one workload');
+    expect(nullResult.causes[0]!.message).toBe('Required value: must have at least one item');
   });
 
   it('rejects bad status on the status subresource and ignores the spec there', () => {
