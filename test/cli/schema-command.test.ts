@@ -74,6 +74,14 @@ describe('fleetgate schema', () => {
       expect(schema.$schema, file).toBe('http://json-schema.org/draft-07/schema#');
       expect(ajv.validateSchema(schema), `${file}: ${ajv.errorsText(ajv.errors)}`).toBe(true);
     }
+    // Strict ajv, as the help says to set it up: no x-kubernetes-* keyword left, no other surprise.
+    const strict = new Ajv({ allowUnionTypes: true });
+    addFormats(strict);
+    strict.addKeyword('x-fleetgate-kinds');
+    for (const f of new Set([...kindFiles, 'all.json'].flatMap((file) => [...formatsOf(readJson(join(dir, file)))]))) if (!strict.formats[f]) strict.addFormat(f, true);
+    for (const f of kindFiles) strict.addSchema(readJson(join(dir, f)));
+    expect(() => strict.compile(readJson(join(dir, 'all.json')))).not.toThrow();
+    expect(() => strict.compile(readJson(join(dir, 'index.json')))).not.toThrow();
     const index = readJson(join(dir, 'index.json'));
     expect(index['x-fleetgate-kinds']).toEqual(
       ruleModules.map((r) => ({ kind: r.kind, apiVersion: `${r.group}.karmada.io/${r.version}`, file: `${r.kind.toLowerCase()}.json` })),
@@ -127,7 +135,7 @@ describe('fleetgate schema', () => {
     }
   });
 
-  it('is the very schema the library enforces: only $schema, $id, title, description and the apiVersion/kind pins are added', async () => {
+  it('is the very schema the library enforces: only $schema, $id, title, description and the apiVersion/kind pins are added, x-kubernetes-* left out', async () => {
     const before = ruleModules.map((r) => JSON.stringify(r.schema));
     const dir = tempDir('fleetgate-schema-');
     expect((await run(['schema', '--out', dir])).code).toBe(0);
@@ -139,7 +147,8 @@ describe('fleetgate schema', () => {
         'string',
         'string',
       ]);
-      const library = JSON.parse(JSON.stringify(r.schema));
+      const library = JSON.parse(JSON.stringify(r.schema), (key, value: unknown) => (key.startsWith('x-kubernetes-') ? undefined : value));
+      expect(JSON.stringify(body)).not.toContain('x-kubernetes-');
       expect(body.properties.apiVersion).toMatchObject({ ...library.properties.apiVersion, const: `${r.group}.karmada.io/${r.version}` });
       expect(body.properties.kind).toMatchObject({ ...library.properties.kind, const: r.kind });
       delete body.properties.apiVersion;
@@ -158,7 +167,7 @@ describe('fleetgate schema', () => {
     expect((await run(['schema', '--out', dir, '--group-domain', 'example.org'])).code).toBe(0);
     const cluster = readJson(join(dir, 'cluster.json'));
     expect(cluster.properties.apiVersion.const).toBe('cluster.example.org/v1alpha1');
-    expect(readJson(join(dir, 'index.json')).properties.apiVersion.enum).toContain('cluster.example.org/v1alpha1');
+    expect(readJson(join(dir, 'index.json'))['x-fleetgate-kinds']).toContainEqual({ kind: 'Cluster', apiVersion: 'cluster.example.org/v1alpha1', file: 'cluster.json' });
 
     const ajv = freshAjv([readJson(join(dir, 'all.json'))]);
     const bundle = ajv.compile(readJson(join(dir, 'all.json')));

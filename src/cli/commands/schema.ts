@@ -31,7 +31,8 @@ const NOTE =
  * drops TypeBox's symbol-keyed metadata.
  */
 function pinnedBody(rules: KindRules, groupDomain: string): JsonObject {
-  const body = JSON.parse(JSON.stringify(rules.schema)) as JsonObject;
+  // `x-kubernetes-*` keywords mean something to the API server only; strict JSON Schema tools refuse them.
+  const body = JSON.parse(JSON.stringify(rules.schema), (key, value: unknown) => (key.startsWith('x-kubernetes-') ? undefined : value)) as JsonObject;
   const properties = (body.properties ?? {}) as Record<string, JsonObject>;
   const version = apiVersion(rules, groupDomain);
   properties.apiVersion = { ...properties.apiVersion, const: version, description: `Always "${version}".` };
@@ -66,7 +67,8 @@ function multiKind(id: string, groupDomain: string, ref: (rules: KindRules) => s
     type: 'object',
     required: ['apiVersion', 'kind'],
     properties: {
-      apiVersion: { type: 'string', enum: [...new Set(ruleModules.map((r) => apiVersion(r, groupDomain)))] },
+      // The kind's own schema pins its apiVersion: a second list here would report one mistake twice.
+      apiVersion: { type: 'string' },
       kind: { type: 'string', enum: ruleModules.map((r) => r.kind) },
     },
     allOf: ruleModules.map((r) => ({
@@ -112,8 +114,12 @@ warns about them, or denies them with strict: true). Cross-field rules are check
 'fleetgate validate' and the webhook only. Custom formats (quantity, cron-schedule,
 dns1123-label, ...) are kept; editors ignore formats they do not know.
 
-In a YAML file (path relative to the file; works for multi-document files):
+In a YAML file (path relative to the file; in a multi-document file, repeat it after
+each ---, or use the setting below):
   # yaml-language-server: $schema=../schemas/index.json
+
+With ajv in strict mode: new Ajv({ allowUnionTypes: true }), then declare the list of
+files in index.json and all.json with ajv.addKeyword('x-fleetgate-kinds').
 
 In VS Code (Red Hat YAML extension), .vscode/settings.json (paths relative to the workspace):
   "yaml.schemas": {
