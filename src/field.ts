@@ -30,21 +30,38 @@ export const key = (path: string, k: string): string => `${path}[${k}]`;
 
 const MAX_RENDERED_VALUE = 256;
 
-/** Renders a value as Go's field errors do: strings quoted, numbers and booleans bare, the rest as JSON. */
+/**
+ * Characters a reader cannot see, escaped as Go's %q escapes them: JSON leaves zero-width
+ * and line-separator characters as they are, and a name that fails for one looks valid.
+ */
+const INVISIBLE = /[\u007f-\u009f\u00ad\u200b-\u200f\u2028-\u202e\u2060-\u2064\ufeff]/g;
+const escapeInvisible = (text: string): string => text.replace(INVISIBLE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+
+/** A long string cut to `max` code points, never inside a surrogate pair. */
+function cut(text: string, max: number): string {
+  const end = Math.min(text.length, max);
+  const code = text.charCodeAt(end - 1);
+  return text.slice(0, code >= 0xd800 && code <= 0xdbff ? end - 1 : end);
+}
+
+/**
+ * Renders a value as Go's field errors do: strings quoted, numbers and booleans bare, the rest
+ * as JSON. Long values (whole Lua scripts, big specs) would drown the message, so they are cut
+ * before they are quoted, keeping the text well formed; the full value stays in badValue.
+ */
 export function renderValue(value: unknown): string {
-  let text: string;
-  if (typeof value === 'string') text = JSON.stringify(value);
-  else if (typeof value === 'number' || typeof value === 'boolean') text = String(value);
-  else if (value === undefined) text = 'null';
-  else {
-    try {
-      text = JSON.stringify(value) ?? 'null';
-    } catch {
-      text = '<unrenderable>';
-    }
+  if (typeof value === 'string') {
+    return value.length > MAX_RENDERED_VALUE ? `${escapeInvisible(JSON.stringify(cut(value, MAX_RENDERED_VALUE)))}...` : escapeInvisible(JSON.stringify(value));
   }
-  // Long values (whole Lua scripts, big specs) would drown the message; the full value stays in badValue.
-  return text.length > MAX_RENDERED_VALUE ? `${text.slice(0, MAX_RENDERED_VALUE)}...` : text;
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  if (value === undefined) return 'null';
+  let text: string;
+  try {
+    text = JSON.stringify(value) ?? 'null';
+  } catch {
+    return '<unrenderable>';
+  }
+  return text.length > MAX_RENDERED_VALUE ? `${cut(text, MAX_RENDERED_VALUE)}...` : text;
 }
 
 const withDetail = (head: string, detail?: string): string => (detail ? `${head}: ${detail}` : head);
@@ -84,11 +101,11 @@ export function forbidden(field: string, detail: string): Cause {
 }
 
 export function tooLong(field: string, maxLength: number): Cause {
-  return { type: 'FieldValueTooLong', field, message: `Too long: may not be more than ${maxLength} bytes` };
+  return { type: 'FieldValueTooLong', field, message: `Too long: may not be more than ${maxLength} ${maxLength === 1 ? 'byte' : 'bytes'}` };
 }
 
 export function tooMany(field: string, actual: number, max: number): Cause {
-  return { type: 'FieldValueTooMany', field, badValue: actual, message: `Too many: ${actual}: must have at most ${max} items` };
+  return { type: 'FieldValueTooMany', field, badValue: actual, message: `Too many: ${actual}: must have at most ${max} ${max === 1 ? 'item' : 'items'}` };
 }
 
 /** `spec.taints[0].effect: Unsupported value: "Foo": ...` */
@@ -99,5 +116,6 @@ export function formatCause(cause: Cause): string {
 /** Like `ErrorList.ToAggregate().Error()`: one error alone, several as `[e1, e2]`, duplicates dropped. */
 export function aggregate(causes: readonly Cause[]): string {
   const lines = [...new Set(causes.map(formatCause))];
+  if (lines.length === 0) return '';
   return lines.length === 1 ? lines[0]! : `[${lines.join(', ')}]`;
 }

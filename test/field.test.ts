@@ -1,0 +1,34 @@
+import { describe, expect, it } from 'vitest';
+import { aggregate, invalid, renderValue, tooLong, tooMany } from '../src/field.js';
+
+describe('renderValue', () => {
+  it('shows characters a reader cannot see as escapes, as Go %q does', () => {
+    expect(renderValue('member\u200b1')).toBe('"member\\u200b1"');
+    expect(renderValue('a\u2028b\u00adc')).toBe('"a\\u2028b\\u00adc"');
+    expect(renderValue('tab\there')).toBe('"tab\\there"');
+  });
+
+  it('cuts a long string before quoting it: well-formed, never inside an escape or a surrogate pair', () => {
+    const control = renderValue(`${'x'.repeat(250)}\u0001\u0001\u0001\u0001\u0001\u0001\u0001`);
+    expect(control.endsWith('"...')).toBe(true);
+    expect(() => JSON.parse(control.slice(0, -3))).not.toThrow();
+    const emoji = renderValue(`${'x'.repeat(255)}😀😀`);
+    expect(emoji.endsWith('"...')).toBe(true);
+    expect(JSON.parse(emoji.slice(0, -3))).toBe('x'.repeat(255));
+    expect(renderValue('short')).toBe('"short"');
+  });
+});
+
+describe('cause wording', () => {
+  it('says byte and item for a limit of one, as apimachinery does', () => {
+    expect(tooLong('f', 1).message).toBe('Too long: may not be more than 1 byte');
+    expect(tooLong('f', 63).message).toBe('Too long: may not be more than 63 bytes');
+    expect(tooMany('f', 2, 1).message).toBe('Too many: 2: must have at most 1 item');
+  });
+
+  it('aggregates nothing to an empty text, one cause bare, several in brackets', () => {
+    expect(aggregate([])).toBe('');
+    expect(aggregate([invalid('a', 1, 'x')])).toBe('a: Invalid value: 1: x');
+    expect(aggregate([invalid('a', 1, 'x'), invalid('b', 2, 'y')])).toBe('[a: Invalid value: 1: x, b: Invalid value: 2: y]');
+  });
+});
