@@ -22,7 +22,8 @@ export function checkMetadata(rules: KindRules, metadata: unknown, ctx: RuleCont
   if (typeof name === 'string' && name !== '') {
     const problem = nameError(name);
     if (problem) ctx.causes.push(invalid(child(path, 'name'), name, problem));
-  } else if (typeof generateName !== 'string' || generateName === '') {
+  } else if ((name === undefined || name === '') && (typeof generateName !== 'string' || generateName === '')) {
+    // A name of the wrong type is the schema's to report; a second cause would blame it twice.
     ctx.causes.push(required(child(path, 'name'), 'name or generateName is required'));
   }
   if (typeof generateName === 'string' && generateName !== '') {

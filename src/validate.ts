@@ -51,7 +51,7 @@ export function validate(object: unknown, options: ValidateOptions = {}): MaybeP
   if (operation === 'DELETE' || operation === 'CONNECT') return finish(ctx);
 
   if (!isRecord(object)) {
-    ctx.causes.push(invalid('', object === undefined || object === null ? null : Array.isArray(object) ? 'array' : typeof object, 'must be a Kubernetes object (a JSON object with apiVersion, kind and metadata)'));
+    ctx.causes.push(invalid('', object === undefined ? null : object, 'must be a Kubernetes object (a JSON object with apiVersion, kind and metadata)'));
     return finish(ctx);
   }
   const rules = rulesFor(object.kind);
@@ -60,8 +60,9 @@ export function validate(object: unknown, options: ValidateOptions = {}): MaybeP
     return finish(ctx);
   }
   const expectedApiVersion = apiVersion(rules, ctx.groupDomain);
-  if (object.apiVersion !== expectedApiVersion) {
-    ctx.causes.push(notSupported('apiVersion', object.apiVersion ?? '', [expectedApiVersion]));
+  // A missing, empty or non-string apiVersion is the schema pass's (Required, or a type): one cause per mistake.
+  if (typeof object.apiVersion === 'string' && object.apiVersion !== '' && object.apiVersion !== expectedApiVersion) {
+    ctx.causes.push(notSupported('apiVersion', object.apiVersion, [expectedApiVersion]));
   }
 
   const statusOnly = ctx.subResource === 'status';

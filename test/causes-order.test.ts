@@ -32,4 +32,24 @@ describe('the causes of a verdict', () => {
     const distinct = [a, invalid('spec.b', 1, 'x')];
     expect(withoutRepeats(distinct)).toBe(distinct);
   });
+
+  it('name one mistake once: a bad apiVersion or name type is not also reported as unsupported or missing', () => {
+    const cluster = structuredClone(examples.find((e) => e.kind === 'Cluster')!) as Record<string, any>;
+    const kinds = (edit: (o: Record<string, any>) => void) => {
+      const o = structuredClone(cluster);
+      edit(o);
+      return validate(o).causes.map((c) => [c.type, c.field]);
+    };
+    expect(kinds((o) => delete o.apiVersion)).toEqual([['FieldValueRequired', 'apiVersion']]);
+    expect(kinds((o) => (o.apiVersion = ''))).toEqual([['FieldValueRequired', 'apiVersion']]);
+    expect(kinds((o) => (o.apiVersion = 5))).toEqual([['FieldValueInvalid', 'apiVersion']]);
+    expect(kinds((o) => (o.apiVersion = 'cluster.karmada.io/v1'))).toEqual([['FieldValueNotSupported', 'apiVersion']]);
+    expect(kinds((o) => (o.metadata.name = 5))).toEqual([['FieldValueInvalid', 'metadata.name']]);
+    expect(kinds((o) => (o.metadata.name = null))).toEqual([['FieldValueInvalid', 'metadata.name']]);
+    expect(kinds((o) => delete o.metadata.name)).toEqual([['FieldValueRequired', 'metadata.name']]);
+  });
+
+  it('show a value that is no object as it is, not as its type', () => {
+    expect(validate('hello').causes[0]!.message).toMatch(/^Invalid value: "hello": must be a Kubernetes object/);
+  });
 });
