@@ -1,7 +1,7 @@
 /** Cluster (cluster.<domain>/v1alpha1, cluster-scoped): a member cluster. */
 import { isIP } from 'node:net';
 import {
-  Arr, Bool, Condition, Enum, Int32, LocalSecretReference, Obj, Opt, QuantityMap, Quantity, ReqStr, Str, StrList, StringMap, Taint, envelope,
+  Arr, Bool, Condition, Enum, INT32_MAX, Int32, LocalSecretReference, Obj, Opt, QuantityMap, Quantity, ReqStr, Str, StrList, StringMap, Taint, envelope,
   type Static,
 } from './_shared/schema.js';
 import { add, checkConditions, checkTaintsUnique, checkUnique, child, index, isRecord, isString, list, record } from './_shared/checks.js';
@@ -160,7 +160,8 @@ function checkResourceModels(ctx: RuleContext, models: unknown, path: string): v
       }
       ranges.set(name, { name, min, max, minText: r.min, maxText: r.max, j });
     }
-    if (typeof m.grade === 'number') parsed.push({ grade: m.grade, i, ranges, complete });
+    // A grade the schema refused (negative, fractional, past int32) cannot place its model among the others.
+    if (typeof m.grade === 'number' && Number.isInteger(m.grade) && m.grade >= 0 && m.grade <= INT32_MAX) parsed.push({ grade: m.grade, i, ranges, complete });
   }
   // Without every grade the order of the models is unknown; the neighbours of a missing one would be blamed for a gap.
   const allGraded = parsed.length === items.length;

@@ -146,11 +146,9 @@ export const clusterName = memoizeVerdict(clusterNameProblem, { longestKey: 48 }
 
 function clusterNameProblem(value: string): string | undefined {
   if (value.length === 0) return 'must be not empty';
-  const problems: string[] = [];
-  if (value.length > 48) problems.push(maxLen(48));
-  const label = dns1123Label(value);
-  if (label) problems.push(label);
-  return problems.length ? problems.join(', ') : undefined;
+  // Karmada stops at the length: the label's own 63-character limit would only repeat it.
+  if (value.length > 48) return maxLen(48);
+  return dns1123Label(value);
 }
 
 /** IANA service port names (`IsValidPortName`). */

@@ -62,6 +62,7 @@ describe('clusterName', () => {
   table(names.clusterName, ['member1', 'a', 'm'.repeat(48)], ['', 'm'.repeat(49), 'Member1', 'member.one', 'member_1', '-member']);
   it('says an empty name is empty', () => expect(names.clusterName('')).toBe('must be not empty'));
   it('names the 48-character limit', () => expect(names.clusterName('m'.repeat(49))).toBe('must be no more than 48 characters'));
+  it('names only the 48-character limit past 63 too, as Karmada does', () => expect(names.clusterName('m'.repeat(70))).toBe('must be no more than 48 characters'));
 });
 
 describe('portName', () => {

@@ -91,6 +91,9 @@ describe('Cluster', () => {
     { name: 'min not a quantity', edit: (o) => (o.spec.resourceModels[0].ranges[1].max = '4 GB'), want: [Invalid('spec.resourceModels[0].ranges[1].max')] },
     { name: 'range without max', edit: (o) => delete o.spec.resourceModels[0].ranges[0].max, want: [Required('spec.resourceModels[0].ranges[0].max')] },
     { name: 'range without min', edit: (o) => delete o.spec.resourceModels[0].ranges[0].min, want: [Required('spec.resourceModels[0].ranges[0].min')] },
+    // A grade the schema refuses is not also blamed for the intervals it would break.
+    { name: 'negative grade, reported once', edit: (o) => (o.spec.resourceModels[1].grade = -7), want: [Invalid('spec.resourceModels[1].grade')] },
+    { name: 'fractional grade, reported once', edit: (o) => (o.spec.resourceModels[1].grade = 1.5), want: [Invalid('spec.resourceModels[1].grade')] },
     {
       name: 'ranges in another order than the other grades',
       edit: (o) => o.spec.resourceModels[1].ranges.reverse(),
