@@ -1,6 +1,6 @@
 /** CronFederatedHPA (autoscaling.<domain>/v1alpha1, namespaced): cron rules that scale a target or a FederatedHPA's bounds. */
 import { Arr, Bool, Int32, INT32_MAX, INT32_MIN, Obj, Opt, ReqStr, Str, Time, envelope, type Static } from './_shared/schema.js';
-import { add, checkUnique, child, index, isInt, isRecord, isString, list, record } from './_shared/checks.js';
+import { add, checkUnique, child, fingerprint, index, isInt, isRecord, isString, judgedSpec, list, record } from './_shared/checks.js';
 import { duplicate, forbidden, invalid, required } from '../src/field.js';
 import { pathSegmentName } from '../src/checks/names.js';
 import type { DefaultContext, KindRules, RuleContext } from '../src/rule.js';
@@ -140,9 +140,6 @@ const APPLIED_FIELDS: Record<Exclude<Target, 'unknown'>, readonly (readonly [str
   ],
 };
 
-/** A flat record as comparable text, independent of key order. */
-const fingerprint = (value: unknown): string => JSON.stringify(isRecord(value) ? Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)) : value);
-
 /**
  * The stored histories by rule name (none on CREATE). Status rules that compare with the spec judge
  * only what this write records: an execution or next time already stored was written for the rule as
@@ -160,8 +157,7 @@ function storedHistories(ctx: RuleContext): Map<unknown, Record<string, unknown>
 }
 
 function validateStatus(cron: CronFederatedHPA, ctx: RuleContext): void {
-  // A status write cannot change the spec: the status is judged against the stored rules.
-  const spec = record((ctx.subResource === 'status' && isRecord(ctx.oldObject) ? ctx.oldObject : cron).spec);
+  const spec = judgedSpec(cron, ctx);
   const histories = list(record(cron.status).executionHistories);
   const path = 'status.executionHistories';
   checkUnique(ctx, histories, (h) => record(h).ruleName, (h, i) => duplicate(child(index(path, i), 'ruleName'), record(h).ruleName));

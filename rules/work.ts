@@ -1,6 +1,6 @@
 /** Work (work.<domain>/v1alpha1, namespaced): manifests to deploy on one member cluster, with per-manifest status. */
 import { Arr, Bool, Condition, INT32_MAX, Int32, Obj, Opt, RawObject, RawValue, ReqStr, ResourceHealth, Str, envelope, type Static } from './_shared/schema.js';
-import { add, checkConditions, child, index, isInt, isRecord, isString, list, record, tupleKey } from './_shared/checks.js';
+import { add, checkConditions, child, fingerprint, index, isInt, isRecord, isString, judgedSpec, list, record, tupleKey } from './_shared/checks.js';
 import { duplicate, invalid, required } from '../src/field.js';
 import type { KindRules, RuleContext } from '../src/rule.js';
 
@@ -94,10 +94,6 @@ function validate(work: Work, ctx: RuleContext): void {
   });
 }
 
-/** An identifier as comparable text, independent of key order. */
-const identifierKey = (identifier: Record<string, unknown>): string =>
-  JSON.stringify(Object.entries(identifier).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
-
 const NONE_STORED: ReadonlySet<string> = new Set();
 
 /**
@@ -109,15 +105,14 @@ const NONE_STORED: ReadonlySet<string> = new Set();
 function storedIdentifiers(ctx: RuleContext): ReadonlySet<string> {
   if (ctx.operation !== 'UPDATE' || !isRecord(ctx.oldObject)) return NONE_STORED;
   const entries = list(record(ctx.oldObject.status).manifestStatuses);
-  return entries.length ? new Set(entries.map((e) => identifierKey(record(record(e).identifier)))) : NONE_STORED;
+  return entries.length ? new Set(entries.map((e) => fingerprint(record(record(e).identifier)))) : NONE_STORED;
 }
 
 function validateStatus(work: Work, ctx: RuleContext): void {
   const status = record(work.status);
   checkConditions(ctx, status.conditions, 'status.conditions');
-  // A status write cannot change the spec: the ordinals index the stored manifests.
-  const specOf = ctx.subResource === 'status' && isRecord(ctx.oldObject) ? ctx.oldObject : work;
-  const manifests = record(record(record(specOf).spec).workload).manifests;
+  // The ordinals index the manifests of the spec the write is judged against.
+  const manifests = record(judgedSpec(work, ctx).workload).manifests;
   const count = Array.isArray(manifests) ? manifests.length : 0;
   const stored = storedIdentifiers(ctx);
   const seen = new Set<number>();
@@ -126,7 +121,7 @@ function validateStatus(work: Work, ctx: RuleContext): void {
     const ordinal = identifier.ordinal;
     if (!isInt(ordinal) || ordinal < 0 || ordinal > INT32_MAX) return; // the schema reports it
     const path = child(child(index('status.manifestStatuses', i), 'identifier'), 'ordinal');
-    if (count > 0 && ordinal >= count && !stored.has(identifierKey(identifier))) {
+    if (count > 0 && ordinal >= count && !stored.has(fingerprint(identifier))) {
       add(ctx, invalid(path, ordinal, `must index spec.workload.manifests (0 to ${count - 1}): the ordinal is the manifest's position in that list`));
       return;
     }

@@ -58,6 +58,14 @@ export function tupleKey(...parts: readonly string[]): string {
   return key;
 }
 
+/** A flat record as comparable text, independent of key order (anything else as its JSON). */
+export const fingerprint = (value: unknown): string =>
+  JSON.stringify(isRecord(value) ? Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)) : value);
+
+/** The spec a status rule compares with: a status write cannot change it, so there it is the stored object's. */
+export const judgedSpec = (object: unknown, ctx: RuleContext): Record<string, unknown> =>
+  record(record(ctx.subResource === 'status' && isRecord(ctx.oldObject) ? ctx.oldObject : object).spec);
+
 /** Condition lists are maps keyed by `type`: a type may appear once. */
 export function checkConditions(ctx: RuleContext, conditions: unknown, path: string): void {
   checkUnique(ctx, list(conditions), (c) => record(c).type, (c, i) => duplicate(child(index(path, i), 'type'), record(c).type));
