@@ -8,6 +8,9 @@ import type { TSchema } from '@sinclair/typebox';
 import type { Cause } from './field.js';
 
 export type Operation = 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT';
+
+/** Every admission operation, for telling one from any other string. */
+export const OPERATIONS: ReadonlySet<string> = new Set<Operation>(['CREATE', 'UPDATE', 'DELETE', 'CONNECT']);
 export type MaybePromise<T> = T | Promise<T>;
 
 /** A Service as far as the context rules need it. */

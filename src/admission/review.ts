@@ -6,7 +6,7 @@
 import { validate } from '../validate.js';
 import { defaultsPatch } from '../defaults.js';
 import { DEFAULT_GROUP_DOMAIN, apiGroup, rulesFor, supportedKinds } from '../../rules/index.js';
-import { ContextUnavailableError, pickRuleOptions, type KindRules, type Lookups, type MaybePromise, type Operation, type RuleOptions } from '../rule.js';
+import { ContextUnavailableError, OPERATIONS, pickRuleOptions, type KindRules, type Lookups, type MaybePromise, type Operation, type RuleOptions } from '../rule.js';
 import type { ValidationResult } from '../validate.js';
 import { allowed, errored, invalid, patched } from './response.js';
 import type { AdmissionRequest, AdmissionResponse, AdmissionReview } from './types.js';
@@ -43,7 +43,6 @@ function shown(value: unknown): string {
 /** An `admission.k8s.io/v1` or `v1beta1` AdmissionReview envelope (its request is checked by review()). */
 export const isAdmissionReview = (body: unknown): body is { apiVersion?: string; kind: 'AdmissionReview'; request?: unknown } =>
   isRecord(body) && body.kind === 'AdmissionReview' && (body.apiVersion === undefined || (typeof body.apiVersion === 'string' && REVIEW_VERSIONS.has(body.apiVersion)));
-const OPERATIONS = new Set<Operation>(['CREATE', 'UPDATE', 'DELETE', 'CONNECT']);
 
 
 export function review(input: unknown, options: ReviewOptions): MaybePromise<AdmissionReview> {

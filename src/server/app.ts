@@ -9,7 +9,7 @@ import getRawBody from 'raw-body';
 import type { Logger } from 'pino';
 import { isAdmissionReview, review, type AdmissionReview, type ReviewOptions } from '../admission/review.js';
 import { kindsFor, DEFAULT_GROUP_DOMAIN } from '../../rules/index.js';
-import { pickRuleOptions, type Lookups, type RuleOptions } from '../rule.js';
+import { OPERATIONS, pickRuleOptions, type Lookups, type RuleOptions } from '../rule.js';
 import { guardLookups, reviewBudgetMs, type ContextFailurePolicy } from './deadline.js';
 import type { WebhookMetrics } from './metrics.js';
 
@@ -86,8 +86,6 @@ function describe(body: Review) {
     subResource: text(r.subResource) || undefined,
   };
 }
-
-const OPERATIONS = new Set(['CREATE', 'UPDATE', 'DELETE', 'CONNECT']);
 
 export function createApp(options: AppOptions = {}): Koa {
   const groupDomain = options.groupDomain ?? DEFAULT_GROUP_DOMAIN;
