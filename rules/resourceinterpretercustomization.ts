@@ -108,11 +108,7 @@ function conflicts(ric: ResourceInterpreterCustomization, existing: readonly unk
 
 /** Karmada's conflict rule: one customization per target and interpreter operation (dependencies excepted). */
 function validateWithLookups(ric: ResourceInterpreterCustomization, lookups: Lookups, ctx: RuleContext): void | Promise<void> {
-  if (!lookups.listResourceInterpreterCustomizations) {
-    ctx.warnings.push(`${LOOKUPS_NEEDED} not checked: the lookups have no listResourceInterpreterCustomizations`);
-    return;
-  }
-  const existing = lookups.listResourceInterpreterCustomizations();
+  const existing = lookups.listResourceInterpreterCustomizations!(); // present: see lookupFunction
   const report = (items: unknown) => {
     for (const cause of conflicts(ric, list(items))) add(ctx, cause);
   };
@@ -120,8 +116,6 @@ function validateWithLookups(ric: ResourceInterpreterCustomization, lookups: Loo
   if (isThenable(existing)) return Promise.resolve(existing).then(report);
   report(existing);
 }
-
-const LOOKUPS_NEEDED = 'conflicts with other ResourceInterpreterCustomizations';
 
 /** Only members other than dependencyInterpretation can conflict. */
 function lookupsApply(ric: ResourceInterpreterCustomization): boolean {
@@ -138,6 +132,7 @@ export const rules: KindRules<ResourceInterpreterCustomization> = {
   schema,
   validate,
   validateWithLookups,
-  lookupsNeeded: LOOKUPS_NEEDED,
+  lookupsNeeded: 'conflicts with other ResourceInterpreterCustomizations',
+  lookupFunction: 'listResourceInterpreterCustomizations',
   lookupsApply,
 };

@@ -239,10 +239,6 @@ function headlessCause(use: ServiceUse, service: Service | undefined): Cause | u
 
 /** Spec clientConfig rule 2: a Service whose ClusterIP is `None` cannot carry the webhook calls. */
 function validateWithLookups(config: ResourceInterpreterWebhookConfiguration, lookups: Lookups, ctx: RuleContext): void | Promise<void> {
-  if (!lookups.getService) {
-    ctx.warnings.push(`${LOOKUPS_NEEDED} not checked: the lookups have no getService`);
-    return;
-  }
   const pending: Promise<void>[] = [];
   for (const use of serviceUses(config)) {
     const report = (service: unknown) => {
@@ -251,7 +247,7 @@ function validateWithLookups(config: ResourceInterpreterWebhookConfiguration, lo
     };
     let found: unknown;
     try {
-      found = lookups.getService(use.namespace, use.name);
+      found = lookups.getService!(use.namespace, use.name); // present: see lookupFunction
     } catch (err) {
       // The answers already pending are abandoned: handled, so none can end the process unhandled.
       for (const p of pending) p.catch(() => undefined);
@@ -263,8 +259,6 @@ function validateWithLookups(config: ResourceInterpreterWebhookConfiguration, lo
   }
   if (pending.length) return Promise.all(pending).then(() => undefined);
 }
-
-const LOOKUPS_NEEDED = 'the Service behind clientConfig.service (ClusterIP "None" check)';
 
 function lookupsApply(config: ResourceInterpreterWebhookConfiguration): boolean {
   return serviceUses(config).length > 0;
@@ -292,7 +286,8 @@ export const rules: KindRules<ResourceInterpreterWebhookConfiguration> = {
   schema,
   validate,
   validateWithLookups,
-  lookupsNeeded: LOOKUPS_NEEDED,
+  lookupsNeeded: 'the Service behind clientConfig.service (ClusterIP "None" check)',
+  lookupFunction: 'getService',
   lookupsApply,
   defaults,
 };

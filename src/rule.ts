@@ -87,6 +87,8 @@ export interface KindRules<T = any> {
   validateWithLookups?(object: T, lookups: Lookups, ctx: RuleContext): MaybePromise<void>;
   /** Which lookups validateWithLookups needs, named in the warning when they are absent. */
   readonly lookupsNeeded?: string;
+  /** The lookup function validateWithLookups calls; lookups without it skip the rule with a warning. */
+  readonly lookupFunction?: keyof Lookups;
   /** Whether the context rules concern this object at all; absent means always. */
   lookupsApply?(object: T): boolean;
   /** States the object's defaults through `ctx.set`; the object itself is only read. */

@@ -84,6 +84,10 @@ export function validate(object: unknown, options: ValidateOptions = {}): MaybeP
     ctx.warnings.push(`${rules.lookupsNeeded ?? 'context rules'} not checked: no lookups were supplied`);
     return finish(ctx);
   }
+  if (rules.lookupFunction && !options.lookups[rules.lookupFunction]) {
+    ctx.warnings.push(`${rules.lookupsNeeded ?? 'context rules'} not checked: the lookups have no ${rules.lookupFunction}`);
+    return finish(ctx);
+  }
   const pending = rules.validateWithLookups(object, options.lookups, ctx);
   return pending instanceof Promise ? pending.then(() => finish(ctx)) : finish(ctx);
 }
