@@ -51,7 +51,8 @@ function cut(text: string, max: number): string {
  */
 export function renderValue(value: unknown): string {
   if (typeof value === 'string') {
-    return value.length > MAX_RENDERED_VALUE ? `${escapeInvisible(JSON.stringify(cut(value, MAX_RENDERED_VALUE)))}...` : escapeInvisible(JSON.stringify(value));
+    const long = value.length > MAX_RENDERED_VALUE;
+    return `${escapeInvisible(JSON.stringify(long ? cut(value, MAX_RENDERED_VALUE) : value))}${long ? '...' : ''}`;
   }
   if (typeof value === 'number' || typeof value === 'boolean') return String(value);
   if (value === undefined) return 'null';
