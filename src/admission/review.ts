@@ -44,7 +44,6 @@ function shown(value: unknown): string {
 export const isAdmissionReview = (body: unknown): body is { apiVersion?: string; kind: 'AdmissionReview'; request?: unknown } =>
   isRecord(body) && body.kind === 'AdmissionReview' && (body.apiVersion === undefined || (typeof body.apiVersion === 'string' && REVIEW_VERSIONS.has(body.apiVersion)));
 
-
 export function review(input: unknown, options: ReviewOptions): MaybePromise<AdmissionReview> {
   let apiVersion = 'admission.k8s.io/v1';
   let uid = '';

@@ -48,4 +48,3 @@ export function groupDomainProblem(domain: string): string | undefined {
   const problem = dns1123Subdomain(domain);
   return problem ? `--group-domain "${domain}": ${problem}` : undefined;
 }
-

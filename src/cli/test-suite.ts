@@ -59,7 +59,6 @@ export interface Suite {
   cases: TestCase[];
 }
 
-
 /** Suite files under `paths`: directories are searched recursively (skipping dot folders and node_modules); files are taken as suites. */
 export function findSuites(paths: readonly string[], problems: ReadProblem[]): string[] {
   const suites = walkFiles(paths, problems, {
