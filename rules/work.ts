@@ -114,14 +114,15 @@ function validateStatus(work: Work, ctx: RuleContext): void {
   // The ordinals index the manifests of the spec the write is judged against.
   const manifests = record(judgedSpec(work, ctx).workload).manifests;
   const count = Array.isArray(manifests) ? manifests.length : 0;
-  const stored = storedIdentifiers(ctx);
+  // Read from the stored object only when an ordinal is out of range: the usual status has none.
+  let stored: ReadonlySet<string> | undefined;
   const seen = new Set<number>();
   list(status.manifestStatuses).forEach((manifestStatus, i) => {
     const identifier = record(record(manifestStatus).identifier);
     const ordinal = identifier.ordinal;
     if (!isInt(ordinal) || ordinal < 0 || ordinal > INT32_MAX) return; // the schema reports it
     const path = child(child(index('status.manifestStatuses', i), 'identifier'), 'ordinal');
-    if (count > 0 && ordinal >= count && !stored.has(fingerprint(identifier))) {
+    if (count > 0 && ordinal >= count && !(stored ??= storedIdentifiers(ctx)).has(fingerprint(identifier))) {
       add(ctx, invalid(path, ordinal, `must index spec.workload.manifests (0 to ${count - 1}): the ordinal is the manifest's position in that list`));
       return;
     }
