@@ -37,6 +37,9 @@ const MAX_RENDERED_VALUE = 256;
 const INVISIBLE = /[\u007f-\u009f\u00ad\u200b-\u200f\u2028-\u202e\u2060-\u2064\ufeff]/g;
 const escapeInvisible = (text: string): string => text.replace(INVISIBLE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 
+/** Printable ASCII other than `"` and `\`: what JSON.stringify and escapeInvisible leave as it is. */
+const PLAIN_TEXT = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
+
 /** A long string cut to `max` code points, never inside a surrogate pair. */
 function cut(text: string, max: number): string {
   const end = Math.min(text.length, max);
@@ -51,6 +54,8 @@ function cut(text: string, max: number): string {
  */
 export function renderValue(value: unknown): string {
   if (typeof value === 'string') {
+    // Most values (names, enums, schedules) are their own JSON text between quotes, with nothing to escape.
+    if (value.length <= MAX_RENDERED_VALUE && PLAIN_TEXT.test(value)) return `"${value}"`;
     const long = value.length > MAX_RENDERED_VALUE;
     return `${escapeInvisible(JSON.stringify(long ? cut(value, MAX_RENDERED_VALUE) : value))}${long ? '...' : ''}`;
   }

@@ -8,6 +8,18 @@ describe('renderValue', () => {
     expect(renderValue('tab\there')).toBe('"tab\\there"');
   });
 
+  it('quotes every character as JSON does, apart from those escapes', () => {
+    const invisible = new Set([0x7f, ...range(0x80, 0x9f), 0xad, ...range(0x200b, 0x200f), ...range(0x2028, 0x202e), ...range(0x2060, 0x2064), 0xfeff]);
+    const wrong: string[] = [];
+    for (let c = 0; c < 0x10000; c++) {
+      const text = `a${String.fromCharCode(c)}b`;
+      const json = JSON.stringify(text);
+      const expected = invisible.has(c) ? json.replace(String.fromCharCode(c), `\\u${c.toString(16).padStart(4, '0')}`) : json;
+      if (renderValue(text) !== expected) wrong.push(`U+${c.toString(16).padStart(4, '0')}: ${renderValue(text)}, want ${expected}`);
+    }
+    expect(wrong).toEqual([]);
+  });
+
   it('cuts a long string before quoting it: well-formed, never inside an escape or a surrogate pair', () => {
     const control = renderValue(`${'x'.repeat(250)}\u0001\u0001\u0001\u0001\u0001\u0001\u0001`);
     expect(control.endsWith('"...')).toBe(true);
@@ -32,3 +44,8 @@ describe('cause wording', () => {
     expect(aggregate([invalid('a', 1, 'x'), invalid('b', 2, 'y')])).toBe('[a: Invalid value: 1: x, b: Invalid value: 2: y]');
   });
 });
+
+/** The integers from `first` to `last`, both included. */
+function range(first: number, last: number): number[] {
+  return Array.from({ length: last - first + 1 }, (_, i) => first + i);
+}
