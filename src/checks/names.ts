@@ -186,7 +186,9 @@ function ipAddressProblem(value: string): string | undefined {
 }
 
 /** A DNS name that is not an IP address (ingress hostnames). */
-export function dnsHostname(value: string): string | undefined {
+export const dnsHostname = memoizeVerdict(dnsHostnameProblem, { longestKey: 253 });
+
+function dnsHostnameProblem(value: string): string | undefined {
   if (isIP(value) !== 0) return 'must be a DNS name, not an IP address';
   return dns1123Subdomain(value);
 }
