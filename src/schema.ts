@@ -251,13 +251,18 @@ function toCauses(rootSchema: object, data: unknown, errors: ErrorObject[]): Sch
         causes.push(invalid(path, value, `does not satisfy the schema's ${e.keyword}`));
     }
   }
+  return { causes: causes.length > 1 ? withoutEchoes(causes, errors, rootSchema) : causes, unknownFields };
+}
+
+/** The causes without those that only repeat another mistake at the same field. */
+function withoutEchoes(causes: Cause[], errors: ErrorObject[], rootSchema: object): Cause[] {
   // An empty required string fails minLength and usually its format too; the Required cause says it all.
   const requiredPaths = new Set(causes.filter((c) => c.type === 'FieldValueRequired').map((c) => c.field));
   let kept = requiredPaths.size ? causes.filter((c) => c.type === 'FieldValueRequired' || !requiredPaths.has(c.field)) : causes;
   // A value of the wrong type also fails the enum of its field (`syncMode: 5`); the type cause says it all.
   const mistypedPaths = new Set(errors.filter((e) => e.keyword === 'type').map((e) => pointerToPath(rootSchema, e.instancePath)));
   if (mistypedPaths.size) kept = kept.filter((c) => c.type !== 'FieldValueNotSupported' || !mistypedPaths.has(c.field));
-  return { causes: kept, unknownFields };
+  return kept;
 }
 
 /** The cause reported for an unknown field when unknown fields are errors. */
