@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_KEY_LENGTH, memoizeVerdict } from '../../src/checks/memo.js';
+import { MAX_KEY_LENGTH, memoizeVerdict, ownCopy } from '../../src/checks/memo.js';
 import { camelCaseWithDomain } from '../../src/checks/names.js';
 import { heapAfterGcMiB as heapMiB } from '../heap.js';
 
@@ -54,3 +54,11 @@ describe('memoizeVerdict', () => {
   });
 });
 
+describe('ownCopy', () => {
+  it('keeps every code unit, lone surrogates and escapes included', () => {
+    for (const value of ['short', 'node.kubernetes.io/unreachable', `lone ${'\ud800'} surrogate ${'\udfff'} here`, 'quote " backslash \\ tab \t 😀 end', 'x'.repeat(600)]) {
+      expect(ownCopy(value)).toBe(value);
+      expect(ownCopy(value.slice(1))).toBe(value.slice(1));
+    }
+  });
+});
