@@ -1,0 +1,21 @@
+import { describe, expect, it } from 'vitest';
+import { readdirSync } from 'node:fs';
+import { ruleModules, rulesFor } from '../rules/index.js';
+import type { KindRules } from '../src/rule.js';
+
+const moduleFiles = readdirSync(new URL('../rules/', import.meta.url)).filter((f) => f.endsWith('.ts') && f !== 'index.ts' && f !== 'types.ts');
+
+describe('the registry', () => {
+  it('holds every rule module, with each field the module defines', async () => {
+    expect(ruleModules).toHaveLength(moduleFiles.length);
+    for (const file of moduleFiles) {
+      const { rules } = (await import(`../rules/${file}`)) as { rules: KindRules };
+      const registered = rulesFor(rules.kind)!;
+      for (const [field, value] of Object.entries(rules)) expect([rules.kind, field, registered[field as keyof KindRules]]).toEqual([rules.kind, field, value]);
+    }
+  });
+
+  it('gives every kind the same object shape, so reading a field stays one map check', () => {
+    expect(new Set(ruleModules.map((r) => Object.keys(r).join()))).toHaveProperty('size', 1);
+  });
+});
