@@ -16,7 +16,8 @@ export function memoizeVerdict<R>(check: (value: string) => R, bounds: MemoBound
     if (kept !== undefined) return (kept === NONE ? undefined : kept) as R;
     const verdict = check(value);
     if (verdicts.size >= entries) verdicts.clear();
-    verdicts.set(ownCopy(value), verdict === undefined ? NONE : verdict);
+    // A message may quote the value, and so keep what the value was cut from: it is kept as a copy too.
+    verdicts.set(ownCopy(value), verdict === undefined ? NONE : typeof verdict === 'string' ? (ownCopy(verdict) as R) : verdict);
     return verdict;
   };
 }

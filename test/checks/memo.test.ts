@@ -46,6 +46,13 @@ describe('memoizeVerdict', () => {
     expect(heapMiB() - before).toBeLessThan(16);
   });
 
+  it('keeps a message that quotes such a value without keeping the long string', () => {
+    const check = memoizeVerdict((v: string) => `"${v}" is not allowed here`);
+    const before = heapMiB();
+    for (let i = 0; i < 64; i++) check(sliceOfMiB(i));
+    expect(heapMiB() - before).toBeLessThan(16);
+  });
+
   it('keeps no request-sized value alive through the name checks it remembers', () => {
     const before = heapMiB();
     // The domain prefix of such a condition type is checked, and remembered, on its own.
