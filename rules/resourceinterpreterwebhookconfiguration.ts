@@ -6,7 +6,7 @@
 import { isIP } from 'node:net';
 import { Arr, Enum, Int32, Obj, Opt, Port, RawObject, ReqStr, Str, envelope, type Static } from './_shared/schema.js';
 import { add, checkUnique, child, index, isRecord, isString, list, record } from './_shared/checks.js';
-import { memoizeVerdict } from '../src/checks/memo.js';
+import { memoizeVerdict, ownCopy } from '../src/checks/memo.js';
 import { duplicate, forbidden, invalid, required, type Cause } from '../src/field.js';
 import { dns1035Label, dns1123Subdomain } from '../src/checks/names.js';
 import type { DefaultContext, KindRules, Lookups, RuleContext, Service } from '../src/rule.js';
@@ -72,22 +72,32 @@ const URI = /^(?:([^:/?#]+):)?(?:\/\/([^/?#]*))?([^?#]*)(?:\?([^#]*))?(?:#(.*))?
 /** Whether a value counts as given for the url/service choice (an empty url counts as absent). */
 const given = (v: unknown): boolean => v !== undefined && v !== null && v !== '';
 
+/** One thing wrong with a webhook URL: the part at fault and what is wrong with it. */
+interface URLProblem {
+  value: string;
+  message: string;
+}
+
 /**
  * A webhook URL: https, a host, no user info, fragment or query (Kubernetes'
  * ValidateWebhookURL), and a host that is not an in-cluster Service name. Each
  * problem is its own cause, as in Kubernetes.
  */
 function checkWebhookURL(ctx: RuleContext, raw: string, path: string): void {
-  if (CONTROL.test(raw)) {
-    add(ctx, invalid(path, raw, `url must be a valid URL: invalid control character in URL; ${URL_FORM}`));
-    return;
-  }
+  for (const { value, message } of webhookURLProblems(raw)) add(ctx, invalid(path, value, message));
+}
+
+const NO_PROBLEMS: readonly URLProblem[] = Object.freeze([]);
+
+/** A problem kept in a cache: its text copied out of the URL, which may be a slice of a whole request or file. */
+const urlProblem = (value: string, message: string): URLProblem => ({ value: ownCopy(value), message: ownCopy(message) });
+
+/** Every UPDATE sends the same URLs again: the parse is done once per URL. */
+const webhookURLProblems = memoizeVerdict((raw: string): readonly URLProblem[] => {
+  if (CONTROL.test(raw)) return [urlProblem(raw, `url must be a valid URL: invalid control character in URL; ${URL_FORM}`)];
   const m = URI.exec(raw)!;
-  if (m[2] === undefined) {
-    // No `//authority`: scheme and host are missing together, one mistake.
-    add(ctx, invalid(path, raw, `url must be an absolute https URL with a host; ${URL_FORM}`));
-    return;
-  }
+  // No `//authority`: scheme and host are missing together, one mistake.
+  if (m[2] === undefined) return [urlProblem(raw, `url must be an absolute https URL with a host; ${URL_FORM}`)];
   const scheme = m[1] ?? '';
   const authority = m[2];
   const query = m[4];
@@ -96,18 +106,20 @@ function checkWebhookURL(ctx: RuleContext, raw: string, path: string): void {
   const userInfo = at >= 0 ? authority.slice(0, at) : undefined;
   const hostPort = at >= 0 ? authority.slice(at + 1) : authority;
 
-  if (scheme.toLowerCase() !== 'https') add(ctx, invalid(path, scheme, `'https' is the only allowed URL scheme; ${URL_FORM}`));
+  const problems: URLProblem[] = [];
+  if (scheme.toLowerCase() !== 'https') problems.push(urlProblem(scheme, `'https' is the only allowed URL scheme; ${URL_FORM}`));
   const host = hostOf(hostPort);
   const hostProblem = host === '' ? undefined : hostPortError(hostPort);
-  if (host === '') add(ctx, invalid(path, '', `host must be specified; ${URL_FORM}`));
-  else if (hostProblem) add(ctx, invalid(path, raw, `url must be a valid URL: ${hostProblem}; ${URL_FORM}`));
+  if (host === '') problems.push(urlProblem('', `host must be specified; ${URL_FORM}`));
+  else if (hostProblem) problems.push(urlProblem(raw, `url must be a valid URL: ${hostProblem}; ${URL_FORM}`));
   else if (isInClusterServiceHost(host)) {
-    add(ctx, invalid(path, host, 'the host refers to an in-cluster service: use clientConfig.service for a webhook inside the cluster'));
+    problems.push(urlProblem(host, 'the host refers to an in-cluster service: use clientConfig.service for a webhook inside the cluster'));
   }
-  if (userInfo !== undefined) add(ctx, invalid(path, userInfo, 'user information is not permitted in the URL'));
-  if (fragment !== undefined) add(ctx, invalid(path, fragment, 'fragments are not permitted in the URL'));
-  if (query !== undefined) add(ctx, invalid(path, query, 'query parameters are not permitted in the URL'));
-}
+  if (userInfo !== undefined) problems.push(urlProblem(userInfo, 'user information is not permitted in the URL'));
+  if (fragment !== undefined) problems.push(urlProblem(fragment, 'fragments are not permitted in the URL'));
+  if (query !== undefined) problems.push(urlProblem(query, 'query parameters are not permitted in the URL'));
+  return problems.length ? problems : NO_PROBLEMS;
+});
 
 const HOST_PORT = /^(\[[^\]]*\]|[^:[\]]*)(?::(\d*))?$/;
 
@@ -138,7 +150,7 @@ function isInClusterServiceHost(host: string): boolean {
 }
 
 /** Kubernetes' service path rules: `/`-separated DNS-1123 subdomain segments, one trailing `/` ignored. */
-function servicePathError(path: string): string | undefined {
+const servicePathError = memoizeVerdict((path: string): string | undefined => {
   if (path === '' || path === '/') return undefined;
   const problems: string[] = [];
   if (!path.startsWith('/')) problems.push("must start with a '/'");
@@ -152,7 +164,7 @@ function servicePathError(path: string): string | undefined {
     }
   });
   return problems.length ? problems.join('; ') : undefined;
-}
+});
 
 function checkClientConfig(ctx: RuleContext, clientConfig: unknown, path: string): void {
   if (!isRecord(clientConfig)) return; // missing or not an object: the schema reports it
@@ -211,6 +223,10 @@ function validate(config: ResourceInterpreterWebhookConfiguration, ctx: RuleCont
   });
 }
 
+/** A service reference with both namespace and name, which a lookup can resolve. */
+const usesService = (service: unknown): service is { namespace: string; name: string } =>
+  isRecord(service) && isString(service.namespace) && service.namespace !== '' && isString(service.name) && service.name !== '';
+
 interface ServiceUse {
   path: string;
   namespace: string;
@@ -221,7 +237,7 @@ function serviceUses(config: ResourceInterpreterWebhookConfiguration): ServiceUs
   const uses: ServiceUse[] = [];
   list(config.webhooks).forEach((webhook, i) => {
     const service = record(record(record(webhook).clientConfig).service);
-    if (isString(service.namespace) && service.namespace !== '' && isString(service.name) && service.name !== '') {
+    if (usesService(service)) {
       uses.push({ path: child(child(index('webhooks', i), 'clientConfig'), 'service'), namespace: service.namespace, name: service.name });
     }
   });
@@ -261,7 +277,7 @@ function validateWithLookups(config: ResourceInterpreterWebhookConfiguration, lo
 }
 
 function lookupsApply(config: ResourceInterpreterWebhookConfiguration): boolean {
-  return serviceUses(config).length > 0;
+  return list(config.webhooks).some((webhook) => usesService(record(record(webhook).clientConfig).service));
 }
 
 /** The spec's defaults: timeoutSeconds 10, service.port 443. */

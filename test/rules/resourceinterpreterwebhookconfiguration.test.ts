@@ -1,6 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { validate, applyDefaults, type Lookups, type Service } from '../../src/index.js';
 import { INTERPRETER_OPERATIONS } from '../../rules/resourceinterpreterwebhookconfiguration.js';
+import { heapAfterGcMiB } from '../heap.js';
 import { causesOf, changed, expectCauses, Duplicate, Forbidden, Invalid, NotSupported, Required, type Case } from '../helpers.js';
 
 import { caBundle, config } from '../fixtures/resourceinterpreterwebhookconfiguration.js';
@@ -22,6 +23,17 @@ describe('ResourceInterpreterWebhookConfiguration', () => {
     const result = expectCauses(config, []);
     // The only warning: the ClusterIP check needs the Service, and no lookups were given.
     expect(result.warnings).toEqual([NOT_CHECKED]);
+  });
+
+  it('remembers URL verdicts without keeping what the URL was cut from', () => {
+    const before = heapAfterGcMiB();
+    for (let i = 0; i < 64; i++) {
+      // A URL read from a larger text (a YAML file, say) can be a slice of it.
+      const text = `https://user${i}@hooks.example.com/interpret?token=${i}-0123456789abcdef#fragment-0123456789 ${'X'.repeat(1024 * 1024)}`;
+      const url = text.slice(0, text.indexOf(' '));
+      expect(causesOf(validate(changed(config, (o) => (o.webhooks[0].clientConfig.url = url))))).toHaveLength(3);
+    }
+    expect(heapAfterGcMiB() - before).toBeLessThan(16);
   });
 
   const cases: Case[] = [
