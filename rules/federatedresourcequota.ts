@@ -70,14 +70,14 @@ const STANDARD_QUOTA_MESSAGE =
 const MAX_NAME_LENGTH = 63;
 
 /** A DNS subdomain that also fits in a label value: Karmada writes the quota's name into labels. */
-function quotaName(name: string): string | undefined {
+const quotaName = memoizeVerdict((name: string): string | undefined => {
   const problems: string[] = [];
   if (name.length > MAX_NAME_LENGTH) problems.push(`must be no more than ${MAX_NAME_LENGTH} characters (the name is used as a label value)`);
   // The subdomain's own 253-character limit is implied by the stricter one above.
   const subdomain = dns1123Subdomain(name)?.split('; ').filter((p) => !p.startsWith('must be no more than'));
   if (subdomain?.length) problems.push(...subdomain);
   return problems.length ? problems.join('; ') : undefined;
-}
+});
 
 /** `hugepages-2Mi`, `requests.hugepages-1Gi`: a hugepages prefix followed by a positive page size. */
 function hugePagesError(name: string): string | undefined | false {
@@ -113,12 +113,12 @@ const analyseName = memoizeVerdict((name: string): { problem: string | undefined
   return { problem, integer: !problem && isIntegerResource(name) };
 });
 
-/** The entries of a resource list that passed checkResourceList. */
+/** The entries of a resource list that passed checkResourceList; arrays, as the lists are short. */
 interface CheckedList {
   /** Keys that are valid quota resource names. */
-  names: Set<string>;
+  names: string[];
   /** Entries whose name and value are both valid, parsed. */
-  values: Map<string, Q>;
+  values: [name: string, value: Q][];
 }
 
 /**
@@ -128,19 +128,19 @@ interface CheckedList {
 function checkResourceList(ctx: RuleContext, resources: unknown, path: string): CheckedList;
 function checkResourceList(ctx: RuleContext, resources: unknown, path: string, keep: false): void;
 function checkResourceList(ctx: RuleContext, resources: unknown, path: string, keep = true): CheckedList | void {
-  const checked: CheckedList | undefined = keep ? { names: new Set(), values: new Map() } : undefined;
+  const checked: CheckedList | undefined = keep ? { names: [], values: [] } : undefined;
   if (!isRecord(resources)) return checked;
   for (const name of Object.keys(resources)) {
     const value = resources[name];
     const { problem: nameProblem, integer } = analyseName(name);
     if (nameProblem) add(ctx, invalid(key(path, name), name, nameProblem));
-    else checked?.names.add(name);
+    else checked?.names.push(name);
     // Values that are not quantities at all are reported by the schema.
     const q = parseQuantity(value);
     if (!q) continue;
     if (q.num < 0n) add(ctx, invalid(key(path, name), value, 'must be greater than or equal to 0'));
     else if (integer && !isWhole(q)) add(ctx, invalid(key(path, name), value, 'must be an integer'));
-    else if (!nameProblem) checked?.values.set(name, q);
+    else if (!nameProblem) checked?.values.push([name, q]);
   }
   return checked;
 }
@@ -158,7 +158,7 @@ function validate(frq: FederatedResourceQuota, ctx: RuleContext): void {
 
   // Without an overall map the schema already reports it missing; every assigned key would be blamed again.
   const overallMap = isRecord(spec.overall) ? spec.overall : undefined;
-  const counted = new Set<unknown>();
+  const counted: unknown[] = [];
   const sums = new Map<string, Q>();
   assignments.forEach((assignment, i) => {
     const hardPath = child(index(assignmentsPath, i), 'hard');
@@ -171,8 +171,8 @@ function validate(frq: FederatedResourceQuota, ctx: RuleContext): void {
       }
     }
     // A repeated cluster is reported as a duplicate; counting it again would blame overall too.
-    if (counted.has(assignment.clusterName)) return;
-    if (isString(assignment.clusterName) && assignment.clusterName !== '') counted.add(assignment.clusterName);
+    if (counted.includes(assignment.clusterName)) return;
+    if (isString(assignment.clusterName) && assignment.clusterName !== '') counted.push(assignment.clusterName);
     for (const [name, q] of hard.values) sums.set(name, addQuantity(sums.get(name) ?? ZERO, q));
   });
 
