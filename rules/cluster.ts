@@ -115,6 +115,8 @@ function validate(cluster: Cluster, ctx: RuleContext): void {
   checkResourceModels(ctx, spec.resourceModels, child(path, 'resourceModels'));
 }
 
+const rangeNamed = (ranges: readonly ParsedRange[], name: string): ParsedRange | undefined => ranges.find((r) => r.name === name);
+
 interface ParsedRange {
   name: string;
   min: Q | undefined;
@@ -132,13 +134,14 @@ interface ParsedRange {
 function checkResourceModels(ctx: RuleContext, models: unknown, path: string): void {
   const items = list(models);
   checkUnique(ctx, items, (m) => record(m).grade, (m, i) => duplicate(child(index(path, i), 'grade'), record(m).grade));
-  const parsed: { grade: number; i: number; ranges: Map<string, ParsedRange>; complete: boolean }[] = [];
+  // A grade's ranges in list order: at most one per modelled resource, so arrays beat maps here.
+  const parsed: { grade: number; i: number; ranges: ParsedRange[]; complete: boolean }[] = [];
   // Paths are built only for causes: a valid Cluster has dozens of ranges.
   const rangePath = (i: number, j: number, field: string) => child(index(child(index(path, i), 'ranges'), j), field);
   for (let i = 0; i < items.length; i++) {
     const m = record(items[i]);
     const rangeList = list(m.ranges);
-    const ranges = new Map<string, ParsedRange>();
+    const ranges: ParsedRange[] = [];
     let complete = rangeList.length > 0;
     for (let j = 0; j < rangeList.length; j++) {
       const r = record(rangeList[j]);
@@ -148,7 +151,7 @@ function checkResourceModels(ctx: RuleContext, models: unknown, path: string): v
         complete = false;
         continue;
       }
-      if (ranges.has(name)) {
+      if (rangeNamed(ranges, name)) {
         add(ctx, duplicate(rangePath(i, j, 'name'), name));
         continue;
       }
@@ -158,7 +161,7 @@ function checkResourceModels(ctx: RuleContext, models: unknown, path: string): v
       if (min && max && compareQuantity(max, min) <= 0) {
         add(ctx, invalid(rangePath(i, j, 'max'), r.max, `must be greater than min (${String(r.min)}): ranges are half-open [min, max)`));
       }
-      ranges.set(name, { name, min, max, minText: r.min, maxText: r.max, j });
+      ranges.push({ name, min, max, minText: r.min, maxText: r.max, j });
     }
     // A grade the schema refused (negative, fractional, past int32) cannot place its model among the others.
     if (typeof m.grade === 'number' && Number.isInteger(m.grade) && m.grade >= 0 && m.grade <= INT32_MAX) parsed.push({ grade: m.grade, i, ranges, complete });
@@ -169,21 +172,21 @@ function checkResourceModels(ctx: RuleContext, models: unknown, path: string): v
   parsed.sort((a, b) => a.grade - b.grade);
   // Every grade models every resource that any grade models. Grades whose ranges already
   // drew a cause (none given, an unsupported name) are not blamed a second time.
-  const modelledSet = new Set<string>();
-  for (const p of parsed) for (const name of p.ranges.keys()) modelledSet.add(name);
-  const modelled = [...modelledSet].sort();
+  const modelled: string[] = [];
+  for (const p of parsed) for (const { name } of p.ranges) if (!modelled.includes(name)) modelled.push(name);
+  modelled.sort();
   for (const p of parsed) {
-    if (p.ranges.size === modelled.length || !p.complete) continue;
-    const missing = modelled.filter((name) => !p.ranges.has(name));
-    add(ctx, invalid(child(index(path, p.i), 'ranges'), [...p.ranges.keys()], `every grade must model the same resources (${modelled.join(', ')}); missing ${missing.join(', ')}`));
+    if (p.ranges.length === modelled.length || !p.complete) continue;
+    const missing = modelled.filter((name) => !rangeNamed(p.ranges, name));
+    add(ctx, invalid(child(index(path, p.i), 'ranges'), p.ranges.map((r) => r.name), `every grade must model the same resources (${modelled.join(', ')}); missing ${missing.join(', ')}`));
   }
   // Karmada pairs the ranges of neighbouring grades by position, so the order must agree too;
   // each grade is held to the lowest one, so only a grade out of line is blamed.
-  const reference = parsed.find((p) => p.complete && p.ranges.size === modelled.length);
-  const order = reference ? [...reference.ranges.keys()] : [];
+  const reference = parsed.find((p) => p.complete && p.ranges.length === modelled.length);
+  const order = reference ? reference.ranges.map((r) => r.name) : [];
   for (const p of parsed) {
-    if (!reference || p === reference || !p.complete || p.ranges.size !== order.length) continue;
-    const ranges = [...p.ranges.values()];
+    if (!reference || p === reference || !p.complete || p.ranges.length !== order.length) continue;
+    const ranges = p.ranges;
     const at = ranges.findIndex((range, j) => range.name !== order[j]);
     if (at >= 0) {
       add(ctx, invalid(rangePath(p.i, ranges[at]!.j, 'name'), ranges[at]!.name, `must be ${order[at]}: every grade lists its resources in the same order as grade ${reference.grade} (${order.join(', ')})`));
@@ -193,8 +196,8 @@ function checkResourceModels(ctx: RuleContext, models: unknown, path: string): v
     const prev = parsed[k - 1]!;
     const cur = parsed[k]!;
     if (prev.grade === cur.grade) continue; // reported as a duplicate grade
-    for (const range of cur.ranges.values()) {
-      const before = prev.ranges.get(range.name);
+    for (const range of cur.ranges) {
+      const before = rangeNamed(prev.ranges, range.name);
       if (!before?.max || !range.min) continue;
       if (compareQuantity(before.max, range.min) !== 0) {
         add(
