@@ -9,7 +9,7 @@ import { unescapeToken } from 'rfc6902/pointer.js';
 import { child, forbidden, index, invalid, key, notSupported, required, tooLong, tooMany, type Cause } from './field.js';
 import { ajvFormats, formatChecks } from './schema-formats.js';
 import { GENERATED_VALIDATORS, compileSchema, schemaHash } from './schema-compiler.js';
-import { memoizeVerdict } from './checks/memo.js';
+import { memoizeVerdict, ownCopy } from './checks/memo.js';
 
 interface Precompiled {
   validators: Record<string, ValidateFunction>;
@@ -96,14 +96,29 @@ type JsonSchema = {
 
 /** Turns a JSON pointer into a field path, rendering map keys as `[key]` and struct fields as `.name`. */
 export function pointerToPath(rootSchema: object, pointer: string): string {
-  if (pointer === '') return '';
-  // The same mistakes recur at the same places; the walk through the schema is done once per place.
-  let render = renderers.get(rootSchema);
-  if (!render) renderers.set(rootSchema, (render = memoizeVerdict((p: string) => walkPointer(rootSchema, p).path)));
-  return render(pointer);
+  return pointer === '' ? '' : walkOf(rootSchema)(pointer).path;
 }
 
-const renderers = new WeakMap<object, (pointer: string) => string>();
+/** The same mistakes recur at the same places; the walk through the schema is done once per place. */
+function walkOf(rootSchema: object): (pointer: string) => Walk {
+  let walk = walks.get(rootSchema);
+  if (!walk) {
+    // The path is made of pieces of the pointer, which may hold a key cut from a whole file: it is kept as a copy.
+    walk = memoizeVerdict((pointer: string) => {
+      const { path, schema } = walkPointer(rootSchema, pointer);
+      return { path: ownCopy(path), schema };
+    });
+    walks.set(rootSchema, walk);
+  }
+  return walk;
+}
+
+interface Walk {
+  path: string;
+  schema: JsonSchema | undefined;
+}
+
+const walks = new WeakMap<object, (pointer: string) => Walk>();
 
 /**
  * Walks the schema along the data at an instance path (ajv's instancePath): the field path
@@ -111,7 +126,7 @@ const renderers = new WeakMap<object, (pointer: string) => string>();
  * Not through ajv's schemaPath, which is relative to whichever function ajv compiled: the
  * causes do not depend on how the validator was split.
  */
-function walkPointer(rootSchema: object, pointer: string): { path: string; schema: JsonSchema | undefined } {
+function walkPointer(rootSchema: object, pointer: string): Walk {
   let schema: JsonSchema | undefined = rootSchema as JsonSchema;
   let path = '';
   if (pointer === '') return { path, schema };
@@ -159,7 +174,8 @@ function resolvePointer(root: unknown, pointer: string): unknown {
 }
 
 /** The schema that applies to the value at an instance path. */
-const schemaAt = (rootSchema: object, instancePath: string): JsonSchema | undefined => walkPointer(rootSchema, instancePath).schema;
+const schemaAt = (rootSchema: object, instancePath: string): JsonSchema | undefined =>
+  instancePath === '' ? (rootSchema as JsonSchema) : walkOf(rootSchema)(instancePath).schema;
 
 /** Whether the value at `instancePath` is a property its object's schema requires. */
 function isRequiredProperty(rootSchema: object, instancePath: string): boolean {
