@@ -18,6 +18,7 @@ import { cpuMicros, quantile } from './stats.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 40);
 const PASSES_PER_ROUND = Number(process.env.BENCH_PASSES ?? 100);
+const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 10);
 
 type Validate = (object: unknown) => unknown;
 
@@ -41,8 +42,11 @@ const round = (fn: Validate): number =>
     for (let p = 0; p < PASSES_PER_ROUND; p++) for (const o of objects) fn(o);
   });
 
-// Warm-up: both sides reach their optimized code before anything is counted.
-for (let r = 0; r < 20; r++) {
+// Warm-up: both sides reach their optimized code before anything is counted. V8's optimizing
+// compiler needs seconds of CPU per build, on this same core; rounds measured meanwhile
+// charge its work to whichever side it happens to run beside.
+const warmUntil = performance.now() + WARMUP_SECONDS * 1000;
+while (performance.now() < warmUntil) {
   round(baseline);
   round(validate);
 }
