@@ -1,6 +1,6 @@
 /** WorkloadRebalancer (apps.<domain>/v1alpha1, cluster-scoped): a job that reschedules the listed workloads. */
 import { Arr, Int32, Int64, Obj, Opt, ReqStr, Str, Time, envelope, type Static } from './_shared/schema.js';
-import { add, checkUnique, child, index, isRecord, isString, list, record, tupleKey } from './_shared/checks.js';
+import { add, checkUnique, child, index, isRecord, isString, list, record } from './_shared/checks.js';
 import { duplicate, invalid, required } from '../src/field.js';
 import { dns1123Label } from '../src/checks/names.js';
 import type { KindRules, RuleContext } from '../src/rule.js';
@@ -42,10 +42,10 @@ function checkNamespace(ctx: RuleContext, reference: unknown, path: string): voi
 }
 
 /** The identity of a referenced workload; undefined until apiVersion, kind and name are all given. */
-function workloadKey(reference: unknown): string | undefined {
+function workloadKey(reference: unknown): string[] | undefined {
   const { apiVersion, kind, name, namespace } = record(reference);
   if (!isString(apiVersion) || !isString(kind) || !isString(name) || apiVersion === '' || kind === '' || name === '') return undefined;
-  return tupleKey(apiVersion, kind, isString(namespace) ? namespace : '', name);
+  return [apiVersion, kind, isString(namespace) ? namespace : '', name];
 }
 
 function validate(rebalancer: WorkloadRebalancer, ctx: RuleContext): void {

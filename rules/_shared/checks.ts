@@ -24,7 +24,8 @@ export const add = (ctx: RuleContext, cause: Cause): void => {
 /**
  * Reports every item whose key was already seen, at the later item. Missing keys
  * (undefined, null, '') never count. Strings, numbers and booleans are compared as
- * they are (the string '1' and the number 1 differ); other keys by their JSON.
+ * they are (the string '1' and the number 1 differ); a list of strings (a compound key)
+ * element by element; other keys by their JSON.
  */
 export function checkUnique<T>(ctx: RuleContext, items: readonly T[], keyOf: (item: T) => unknown, report: (item: T, i: number) => Cause): void {
   if (items.length < 2) return;
@@ -35,6 +36,12 @@ export function checkUnique<T>(ctx: RuleContext, items: readonly T[], keyOf: (it
   for (let i = 0; i < items.length; i++) {
     let k = keyOf(items[i]!);
     if (k === undefined || k === null || k === '') continue;
+    if (!seen && isStringList(k)) {
+      // A short list's compound keys compare in place: no JSON text per item.
+      if (earlier.some((e) => isStringList(e) && sameStrings(e, k as readonly string[]))) ctx.causes.push(report(items[i]!, i));
+      else earlier.push(k);
+      continue;
+    }
     if (typeof k === 'object') {
       // Equal JSON, one token: identity comparison then does the rest.
       const json = JSON.stringify(k);
@@ -50,6 +57,9 @@ export function checkUnique<T>(ctx: RuleContext, items: readonly T[], keyOf: (it
 }
 
 const SHORT_LIST = 16;
+
+const isStringList = (v: unknown): v is readonly string[] => Array.isArray(v) && v.every(isString);
+const sameStrings = (a: readonly string[], b: readonly string[]): boolean => a.length === b.length && a.every((s, i) => s === b[i]);
 
 /** One key for several strings, each prefixed with its length, so no two different tuples share a key whatever their text. */
 export function tupleKey(...parts: readonly string[]): string {
@@ -116,7 +126,7 @@ export function checkTaintsUnique(ctx: RuleContext, taints: unknown, path: strin
     list(taints),
     (t) => {
       const r = record(t);
-      return isString(r.key) && isString(r.effect) ? tupleKey(r.key, r.effect) : undefined;
+      return isString(r.key) && isString(r.effect) ? [r.key, r.effect] : undefined;
     },
     (t, i) => {
       const r = record(t);

@@ -16,6 +16,13 @@ describe('checkUnique', () => {
     expect(duplicatesIn(long)).toEqual(Array.from({ length: 10 }, (_, i) => `list[${30 + i}]`));
   });
 
+  it('compares compound keys element by element, in short and in long lists alike', () => {
+    expect(duplicatesIn([['a', 'b'], ['ab'], ['a', 'b', ''], ['a', 'b'], ['a', 'c'], ['a', 'b']])).toEqual(['list[3]', 'list[5]']);
+    expect(duplicatesIn([['a', 'b'], 'a,b', ['a', 'b']])).toEqual(['list[2]']);
+    const long = Array.from({ length: 20 }, (_, i) => ['v1', `k${i % 18}`]);
+    expect(duplicatesIn(long)).toEqual(['list[18]', 'list[19]']);
+  });
+
   it('tells a string from a number with the same text, and ignores absent keys', () => {
     expect(duplicatesIn(['1', 1, '', '', null, null, undefined, undefined])).toEqual([]);
     expect(duplicatesIn([{ a: 1 }, { a: 1 }])).toEqual(['list[1]']);
