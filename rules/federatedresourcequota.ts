@@ -158,7 +158,7 @@ function validate(frq: FederatedResourceQuota, ctx: RuleContext): void {
 
   // Without an overall map the schema already reports it missing; every assigned key would be blamed again.
   const overallMap = isRecord(spec.overall) ? spec.overall : undefined;
-  const counted: unknown[] = [];
+  const counted = new Set<unknown>();
   const sums = new Map<string, Q>();
   assignments.forEach((assignment, i) => {
     const hardPath = child(index(assignmentsPath, i), 'hard');
@@ -171,8 +171,8 @@ function validate(frq: FederatedResourceQuota, ctx: RuleContext): void {
       }
     }
     // A repeated cluster is reported as a duplicate; counting it again would blame overall too.
-    if (counted.includes(assignment.clusterName)) return;
-    if (isString(assignment.clusterName) && assignment.clusterName !== '') counted.push(assignment.clusterName);
+    if (counted.has(assignment.clusterName)) return;
+    if (isString(assignment.clusterName) && assignment.clusterName !== '') counted.add(assignment.clusterName);
     for (const [name, q] of hard.values) sums.set(name, addQuantity(sums.get(name) ?? ZERO, q));
   });
 
