@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { review, type AdmissionReview } from '../../src/index.js';
+import { ContextUnavailableError, review, type AdmissionReview } from '../../src/index.js';
 
 const cluster = {
   apiVersion: 'cluster.karmada.io/v1alpha1',
@@ -215,6 +215,26 @@ describe('review() details', () => {
     const out = sync(review(admissionReview(zoned), { mode: 'validate' }));
     expect(out.response?.allowed).toBe(true);
     expect(out.response?.warnings).toEqual(['unknown field "spec.extra"', 'spec.zone is deprecated and never used; use spec.zones']);
+  });
+
+  it('answers 503 when a lookup cannot reach the control plane, and 500 for any other failure', async () => {
+    const config = {
+      apiVersion: 'config.karmada.io/v1alpha1',
+      kind: 'ResourceInterpreterWebhookConfiguration',
+      metadata: { name: 'hooks' },
+      webhooks: [{ name: 'w.example.com', clientConfig: { service: { namespace: 'ns', name: 'svc' } }, interpreterContextVersions: ['v1alpha1'] }],
+    };
+    const request = admissionReview(config, { kind: { group: 'config.karmada.io', version: 'v1alpha1', kind: 'ResourceInterpreterWebhookConfiguration' } });
+    const unavailable = () => {
+      throw new ContextUnavailableError('the Service cache has not synced');
+    };
+    const down = await review(request, { mode: 'validate', lookups: { getService: unavailable } });
+    expect(down.response?.allowed).toBe(false);
+    expect(down.response?.status).toEqual({ code: 503, reason: 'ServiceUnavailable', message: 'the Service cache has not synced' });
+    const rejected = await review(request, { mode: 'validate', lookups: { getService: () => Promise.reject(new ContextUnavailableError('timed out')) } });
+    expect(rejected.response?.status?.code).toBe(503);
+    const broken = await review(request, { mode: 'validate', lookups: { getService: () => { throw new Error('bug'); } } });
+    expect(broken.response?.status?.code).toBe(500);
   });
 
   it('uses the configured group domain', () => {
