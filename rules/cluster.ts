@@ -186,10 +186,9 @@ function checkResourceModels(ctx: RuleContext, models: unknown, path: string): v
   const order = reference ? reference.ranges.map((r) => r.name) : [];
   for (const p of parsed) {
     if (!reference || p === reference || !p.complete || p.ranges.length !== order.length) continue;
-    const ranges = p.ranges;
-    const at = ranges.findIndex((range, j) => range.name !== order[j]);
+    const at = p.ranges.findIndex((range, j) => range.name !== order[j]);
     if (at >= 0) {
-      add(ctx, invalid(rangePath(p.i, ranges[at]!.j, 'name'), ranges[at]!.name, `must be ${order[at]}: every grade lists its resources in the same order as grade ${reference.grade} (${order.join(', ')})`));
+      add(ctx, invalid(rangePath(p.i, p.ranges[at]!.j, 'name'), p.ranges[at]!.name, `must be ${order[at]}: every grade lists its resources in the same order as grade ${reference.grade} (${order.join(', ')})`));
     }
   }
   for (let k = 1; allGraded && k < parsed.length; k++) {
