@@ -1,6 +1,6 @@
 /** CronFederatedHPA (autoscaling.<domain>/v1alpha1, namespaced): cron rules that scale a target or a FederatedHPA's bounds. */
 import { Arr, Bool, Int32, INT32_MAX, INT32_MIN, Obj, Opt, ReqStr, Str, Time, envelope, type Static } from './_shared/schema.js';
-import { add, checkUnique, child, fingerprint, index, isInt, isRecord, isString, judgedSpec, list, record } from './_shared/checks.js';
+import { add, checkUnique, child, fingerprint, fingerprints, index, isInt, isRecord, isString, judgedSpec, list, record } from './_shared/checks.js';
 import { duplicate, forbidden, invalid, required } from '../src/field.js';
 import { pathSegmentName } from '../src/checks/names.js';
 import type { DefaultContext, KindRules, RuleContext } from '../src/rule.js';
@@ -145,8 +145,6 @@ const APPLIED_FIELDS: Record<Exclude<Target, 'unknown'>, readonly (readonly [str
  * only what this write records: an execution or next time already stored was written for the rule as
  * it was then, and a spec change (a new targetMaxReplicas, suspend) must not turn it into an error.
  */
-const NOTHING_RECORDED: ReadonlySet<string> = new Set();
-
 function storedHistories(ctx: RuleContext): Map<unknown, Record<string, unknown>> {
   const stored = new Map<unknown, Record<string, unknown>>();
   if (ctx.oldObject === undefined) return stored;
@@ -178,8 +176,7 @@ function validateStatus(cron: CronFederatedHPA, ctx: RuleContext): void {
     }
     // While the target reference is wrong, which replica fields apply is unknown.
     if (target === 'unknown') return;
-    const storedExecutions = list(before?.successfulExecutions);
-    const recorded = storedExecutions.length > 0 ? new Set(storedExecutions.map(fingerprint)) : NOTHING_RECORDED;
+    const recorded = fingerprints(list(before?.successfulExecutions));
     list(history.successfulExecutions).forEach((execution, j) => {
       if (!isRecord(execution) || (recorded.size > 0 && recorded.has(fingerprint(execution)))) return;
       for (const [targetField, appliedField] of APPLIED_FIELDS[target]) {

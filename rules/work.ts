@@ -1,6 +1,6 @@
 /** Work (work.<domain>/v1alpha1, namespaced): manifests to deploy on one member cluster, with per-manifest status. */
 import { Arr, Bool, Condition, INT32_MAX, Int32, Obj, Opt, RawObject, RawValue, ReqStr, ResourceHealth, Str, envelope, type Static } from './_shared/schema.js';
-import { add, checkConditions, child, fingerprint, index, isInt, isRecord, isString, judgedSpec, list, record, tupleKey } from './_shared/checks.js';
+import { add, checkConditions, child, fingerprint, fingerprints, index, isInt, isRecord, isString, judgedSpec, list, record, tupleKey } from './_shared/checks.js';
 import { duplicate, invalid, required } from '../src/field.js';
 import type { KindRules, RuleContext } from '../src/rule.js';
 
@@ -94,8 +94,6 @@ function validate(work: Work, ctx: RuleContext): void {
   });
 }
 
-const NONE_STORED: ReadonlySet<string> = new Set();
-
 /**
  * On an update of the Work itself the API server keeps the stored status, written for the
  * manifests as they were: removing a manifest must not turn the stored entry for it into an
@@ -103,9 +101,8 @@ const NONE_STORED: ReadonlySet<string> = new Set();
  * the stored entries, so the ordinal check judges only what a write changes.
  */
 function storedIdentifiers(ctx: RuleContext): ReadonlySet<string> {
-  if (ctx.operation !== 'UPDATE' || !isRecord(ctx.oldObject)) return NONE_STORED;
-  const entries = list(record(ctx.oldObject.status).manifestStatuses);
-  return entries.length ? new Set(entries.map((e) => fingerprint(record(record(e).identifier)))) : NONE_STORED;
+  const entries = ctx.operation === 'UPDATE' && isRecord(ctx.oldObject) ? list(record(ctx.oldObject.status).manifestStatuses) : [];
+  return fingerprints(entries.map((e) => record(record(e).identifier)));
 }
 
 function validateStatus(work: Work, ctx: RuleContext): void {

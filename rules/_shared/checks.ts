@@ -72,6 +72,11 @@ export function tupleKey(...parts: readonly string[]): string {
 export const fingerprint = (value: unknown): string =>
   JSON.stringify(isRecord(value) ? Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)) : value);
 
+/** The fingerprints of stored entries, to tell which entries a write leaves as they were; none, no set built. */
+export const fingerprints = (values: readonly unknown[]): ReadonlySet<string> => (values.length ? new Set(values.map(fingerprint)) : NO_FINGERPRINTS);
+
+const NO_FINGERPRINTS: ReadonlySet<string> = new Set();
+
 /** The spec a status rule compares with: a status write cannot change it, so there it is the stored object's. */
 export const judgedSpec = (object: unknown, ctx: RuleContext): Record<string, unknown> =>
   record(record(ctx.subResource === 'status' && isRecord(ctx.oldObject) ? ctx.oldObject : object).spec);
