@@ -51,15 +51,11 @@ export function guardLookups(lookups: Lookups, deadline: number, policy: Context
       return onFailure((err as Error).message);
     }
     if (!isThenable(result)) return result;
-    const remaining = deadline - Date.now();
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`no answer within ${Math.max(0, Math.round(remaining))} ms`)), Math.max(0, remaining));
-    });
-    return Promise.race([Promise.resolve(result), timeout]).then(
+    const remaining = Math.max(0, deadline - Date.now());
+    return within(result, remaining, `no answer within ${Math.round(remaining)} ms`).then(
       (value) => value,
       (err: Error) => onFailure(err.message),
-    ).finally(() => clearTimeout(timer));
+    );
   };
   return {
     getService: lookups.getService && ((namespace, name) => guard(`Service ${namespace}/${name}`, () => lookups.getService!(namespace, name), undefined)),
@@ -67,4 +63,13 @@ export function guardLookups(lookups: Lookups, deadline: number, policy: Context
       lookups.listResourceInterpreterCustomizations &&
       (() => guard('ResourceInterpreterCustomizations', () => lookups.listResourceInterpreterCustomizations!(), [] as readonly unknown[])),
   };
+}
+
+/** `work`'s outcome, or a failure saying `message` if it has not settled within `ms`. */
+export function within<T>(work: PromiseLike<T>, ms: number, message: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(message)), ms);
+  });
+  return Promise.race([Promise.resolve(work), timeout]).finally(() => clearTimeout(timer));
 }

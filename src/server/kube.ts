@@ -6,6 +6,7 @@
  */
 import type { Logger } from 'pino';
 import type { Lookups, Service } from '../rule.js';
+import { within } from './deadline.js';
 
 export interface KubeLookupsOptions {
   /** A kubeconfig file; without it the in-cluster service-account configuration is used. */
@@ -51,10 +52,8 @@ export async function kubeLookups(options: KubeLookupsOptions): Promise<KubeLook
   // never fail, so the cache would neither sync nor be restarted.
   const listTimeoutMs = options.listTimeoutMs ?? LIST_TIMEOUT_MS;
   const timed = <T>(what: string, list: () => Promise<T>) => () =>
-    new Promise<T>((done, fail) => {
-      const timer = setTimeout(() => fail(new Error(`list of ${what} did not answer within ${listTimeoutMs} ms`)), listTimeoutMs);
-      list().then(done, fail).finally(() => clearTimeout(timer));
-    });
+    // Started inside a Promise, so a list that throws at once fails like one that rejects.
+    within(new Promise<T>((done) => done(list())), listTimeoutMs, `list of ${what} did not answer within ${listTimeoutMs} ms`);
   const services = k8s.makeInformer(config, '/api/v1/services', timed('services', () => core.listServiceForAllNamespaces())) as unknown as CachedInformer<Service>;
   const customizations = k8s.makeInformer(
     config,
