@@ -1,31 +1,21 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { request } from 'node:https';
 import { pino } from 'pino';
-import { createCA, createServingCert } from '../../certs/tinyca.js';
+import { createCA } from '../../certs/tinyca.js';
 import { serve, type RunningServer, type ServeOptions } from '../../src/server/serve.js';
 import { MAX_TIMEOUT_MS, reviewBudgetMs } from '../../src/server/deadline.js';
 import { examples } from '../fixtures/index.js';
 import { config } from '../fixtures/resourceinterpreterwebhookconfiguration.js';
+import { servingCertDir } from './cert-dir.js';
 
 const ca = createCA();
 const cluster = examples.find((e) => e.kind === 'Cluster') as any;
-
-function certDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'fleetgate-hardening-'));
-  const serving = createServingCert(ca, { dnsNames: ['localhost'], ipAddresses: ['127.0.0.1'] });
-  writeFileSync(join(dir, 'tls.crt'), serving.certPem);
-  writeFileSync(join(dir, 'tls.key'), serving.keyPem);
-  return dir;
-}
 
 /** A server whose info log lines are kept in `lines`. */
 function start(options: ServeOptions = {}): Promise<RunningServer & { lines: Record<string, unknown>[] }> {
   const lines: Record<string, unknown>[] = [];
   const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line)) });
-  return serve({ port: 0, probePort: 0, bindAddress: '127.0.0.1', certDir: certDir(), logger, ...options }).then((s) => Object.assign(s, { lines }));
+  return serve({ port: 0, probePort: 0, bindAddress: '127.0.0.1', certDir: servingCertDir(ca), logger, ...options }).then((s) => Object.assign(s, { lines }));
 }
 
 /** Posts `body`, the first `split` bytes at once and the rest after `delayMs`. */

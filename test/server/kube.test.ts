@@ -132,13 +132,10 @@ describe('a control plane that never answers', () => {
 
   it('keeps readiness false and lets the deadline decide', async () => {
     const { serve } = await import('../../src/server/serve.js');
-    const { createCA, createServingCert } = await import('../../certs/tinyca.js');
-    const dir = mkdtempSync(join(tmpdir(), 'fleetgate-kube-serve-'));
+    const { createCA } = await import('../../certs/tinyca.js');
+    const { servingCertDir } = await import('./cert-dir.js');
     const ca = createCA();
-    const serving = createServingCert(ca, { dnsNames: ['localhost'], ipAddresses: ['127.0.0.1'] });
-    writeFileSync(join(dir, 'tls.crt'), serving.certPem);
-    writeFileSync(join(dir, 'tls.key'), serving.keyPem);
-    const server = await serve({ port: 0, probePort: 0, bindAddress: '127.0.0.1', certDir: dir, kubeconfig: file, logger: silent });
+    const server = await serve({ port: 0, probePort: 0, bindAddress: '127.0.0.1', certDir: servingCertDir(ca), kubeconfig: file, logger: silent });
     try {
       expect((await fetch(`http://127.0.0.1:${server.probePort}/readyz`)).status).toBe(503);
       const { request } = await import('node:https');

@@ -1,23 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { request } from 'node:https';
-import { createCA, createServingCert } from '../../certs/tinyca.js';
+import { createCA } from '../../certs/tinyca.js';
 import { pino } from 'pino';
 import { serve, type RunningServer } from '../../src/server/serve.js';
+import { servingCertDir } from './cert-dir.js';
 
 let running: RunningServer;
 let ca: string;
 
 beforeAll(async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'fleetgate-serve-'));
   const authority = createCA();
-  const serving = createServingCert(authority, { dnsNames: ['localhost'], ipAddresses: ['127.0.0.1'] });
-  writeFileSync(join(dir, 'tls.crt'), serving.certPem);
-  writeFileSync(join(dir, 'tls.key'), serving.keyPem);
   ca = authority.certPem;
-  running = await serve({ port: 0, probePort: 0, bindAddress: '127.0.0.1', certDir: dir, logger: pino({ level: 'silent' }) });
+  running = await serve({ port: 0, probePort: 0, bindAddress: '127.0.0.1', certDir: servingCertDir(authority), logger: pino({ level: 'silent' }) });
 });
 
 afterAll(async () => {

@@ -1,23 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync } from 'node:fs';
 import { createServer, connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
-import { createCA, createServingCert } from '../../certs/tinyca.js';
+import { createCA } from '../../certs/tinyca.js';
 import { serve } from '../../src/server/serve.js';
 import { runCli } from '../cli/run-cli.js';
+import { servingCertDir } from './cert-dir.js';
 
 const silent = pino({ level: 'silent' });
-
-function certDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'fleetgate-startup-'));
-  const ca = createCA();
-  const serving = createServingCert(ca, { dnsNames: ['localhost'], ipAddresses: ['127.0.0.1'] });
-  writeFileSync(join(dir, 'tls.crt'), serving.certPem);
-  writeFileSync(join(dir, 'tls.key'), serving.keyPem);
-  return dir;
-}
 
 const freePort = () =>
   new Promise<number>((done) => {
@@ -63,7 +55,7 @@ describe('serve start-up', () => {
     await new Promise((r) => taken.once('listening', r));
     const probePort = (taken.address() as { port: number }).port;
     try {
-      await expect(serve({ port: webhookPort, probePort, bindAddress: '127.0.0.1', certDir: certDir(), logger: silent })).rejects.toThrow(/EADDRINUSE/);
+      await expect(serve({ port: webhookPort, probePort, bindAddress: '127.0.0.1', certDir: servingCertDir(createCA()), logger: silent })).rejects.toThrow(/EADDRINUSE/);
       expect(await accepts(webhookPort)).toBe(false);
     } finally {
       taken.close();

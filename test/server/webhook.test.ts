@@ -4,27 +4,20 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request, type RequestOptions } from 'node:https';
 import { pino } from 'pino';
-import { createCA, createClientCert, createServingCert, type KeyPair } from '../../certs/tinyca.js';
+import { createCA, createClientCert, createServingCert } from '../../certs/tinyca.js';
 import { serve, type RunningServer, type ServeOptions } from '../../src/server/serve.js';
 import { examples } from '../fixtures/index.js';
 import { corpus } from '../../bench/corpus.js';
 import { kinds } from '../../src/index.js';
 import { config } from '../fixtures/resourceinterpreterwebhookconfiguration.js';
 import { ric } from '../fixtures/resourceinterpretercustomization.js';
+import { servingCertDir } from './cert-dir.js';
 
 const silent = pino({ level: 'silent' });
 const ca = createCA();
 
-function certDir(authority: KeyPair = ca): string {
-  const dir = mkdtempSync(join(tmpdir(), 'fleetgate-webhook-'));
-  const serving = createServingCert(authority, { dnsNames: ['localhost'], ipAddresses: ['127.0.0.1'] });
-  writeFileSync(join(dir, 'tls.crt'), serving.certPem);
-  writeFileSync(join(dir, 'tls.key'), serving.keyPem);
-  return dir;
-}
-
 const start = (options: ServeOptions = {}) =>
-  serve({ port: 0, probePort: 0, bindAddress: '127.0.0.1', certDir: certDir(), logger: silent, ...options });
+  serve({ port: 0, probePort: 0, bindAddress: '127.0.0.1', certDir: servingCertDir(ca), logger: silent, ...options });
 
 interface Answer {
   status: number;
@@ -116,7 +109,7 @@ describe('every kind over HTTPS', () => {
 
 describe('certificates', () => {
   it('rotates the serving certificate while requests flow, losing none', async () => {
-    const dir = certDir();
+    const dir = servingCertDir(ca);
     const server = await start({ certDir: dir });
     try {
       const cluster = examples.find((e) => e.kind === 'Cluster');
