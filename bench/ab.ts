@@ -14,7 +14,7 @@ import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { validate } from '../src/validate.js';
 import { corpus } from './corpus.js';
-import { cpuMicros, quantile } from './stats.js';
+import { cpuMicros, quantile, warmUp } from './stats.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 40);
 const PASSES_PER_ROUND = Number(process.env.BENCH_PASSES ?? 100);
@@ -42,14 +42,12 @@ const round = (fn: Validate): number =>
     for (let p = 0; p < PASSES_PER_ROUND; p++) for (const o of objects) fn(o);
   });
 
-// Warm-up: both sides reach their optimized code before anything is counted. V8's optimizing
-// compiler needs seconds of CPU per build, on this same core; rounds measured meanwhile
-// charge its work to whichever side it happens to run beside.
-const warmUntil = performance.now() + WARMUP_SECONDS * 1000;
-while (performance.now() < warmUntil) {
+// Both sides reach their optimized code before anything is counted; compiling two builds
+// takes twice as long, and work still compiling would be charged to whichever side it ran beside.
+warmUp(WARMUP_SECONDS, () => {
   round(baseline);
   round(validate);
-}
+});
 
 const ratios: number[] = [];
 let baselineTotal = 0;

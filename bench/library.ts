@@ -17,7 +17,7 @@ import { validate } from '../src/validate.js';
 import { checkSchema, kindValidator } from '../src/schema.js';
 import { rulesFor } from '../rules/index.js';
 import { corpus } from './corpus.js';
-import { cpuMicros, median } from './stats.js';
+import { cpuMicros, median, warmUp } from './stats.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 41);
 const PASSES_PER_ROUND = Number(process.env.BENCH_PASSES ?? 40);
@@ -53,14 +53,12 @@ function measure(): void {
   const kinds = new Set(objects.map((o) => (o as { kind: string }).kind));
   const invalid = objects.filter((o) => !validate(o).allowed).length;
 
-  // Warm-up, long enough for V8's optimizing compiler to finish: it needs about 2.5 s of CPU
-  // for the rule modules and the generated schema code, on this same pinned core, and rounds
-  // measured meanwhile counted its work as theirs. Also fills the cron, time-zone and Lua caches.
-  const warmUntil = performance.now() + WARMUP_SECONDS * 1000;
-  while (performance.now() < warmUntil) {
+  // The compiler needs about 2.5 s of CPU for the rule modules and the generated schema code.
+  // The warm-up also fills the cron, time-zone and Lua caches.
+  warmUp(WARMUP_SECONDS, () => {
     rate(full, objects, PASSES_PER_ROUND);
     rate(schemaOnly, objects, PASSES_PER_ROUND);
-  }
+  });
 
   const schemaRates: number[] = [];
   const fullRates: number[] = [];

@@ -18,3 +18,13 @@ export function cpuMicros(work: () => void): number {
   const { user, system } = process.cpuUsage(start);
   return user + system;
 }
+
+/**
+ * Runs `round` over and over for `seconds` of wall time before anything is measured: V8's
+ * optimizing compiler spends seconds of CPU on the library, on the same pinned core, and
+ * rounds measured meanwhile would count its work as theirs.
+ */
+export function warmUp(seconds: number, round: () => void): void {
+  const until = performance.now() + seconds * 1000;
+  while (performance.now() < until) round();
+}
