@@ -133,12 +133,16 @@ const realPath = (path: string): string => {
   }
 };
 
-/** An I/O failure as a problem's message: the condition, not Node's call trace. */
-function ioMessage(err: unknown): string {
+/**
+ * A failure to read a file as a problem's message: the condition, without Node's syscall and
+ * path (the problem names the file already). Other errors keep their own message.
+ */
+export function ioMessage(err: unknown): string {
   const code = (err as NodeJS.ErrnoException).code;
   if (code === 'ENOENT') return 'no such file or directory';
   if (code === 'EACCES' || code === 'EPERM') return 'permission denied';
   if (code === 'ELOOP') return 'too many levels of symbolic links';
+  if (code === 'EISDIR') return 'is a directory';
   return (err as Error).message;
 }
 
@@ -446,7 +450,7 @@ export function* streamManifests(files: readonly string[], problems: ReadProblem
     try {
       text = file === '-' ? stdin() : decodeManifest(readFileSync(file));
     } catch (err) {
-      problems.push({ file, message: (err as Error).message });
+      problems.push({ file, message: ioMessage(err) });
       continue;
     }
     yield* manifestsIn(text, file === '-' ? '<stdin>' : file, problems);

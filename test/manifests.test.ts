@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { parseManifests } from '../src/manifests.js';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseManifests, streamManifests, type ReadProblem } from '../src/manifests.js';
 
 /** Parses `lines` (joined with `eol`) and answers the lines of `fields` in its `index`th object. */
 function linesOf(lines: string[], fields: string[], { index = 0, eol = '\n' } = {}): Record<string, number> {
@@ -238,5 +241,20 @@ describe('parseManifests: lines of fields', () => {
     expect(manifests.map((m) => m.object.kind)).toEqual(['A', 'C']);
     expect(problems).toHaveLength(1);
     expect(problems[0]).toMatchObject({ file: 'e.yaml', line: 5, message: expect.stringMatching(/^YAML syntax error: /) });
+  });
+});
+
+describe('streamManifests: files it cannot read', () => {
+  it("reports the condition once per file and goes on, without Node's syscall and path", () => {
+    const dir = mkdtempSync(join(tmpdir(), 'fleetgate-stream-'));
+    const good = join(dir, 'member.yaml');
+    writeFileSync(good, 'apiVersion: cluster.karmada.io/v1alpha1\nkind: Cluster\nmetadata:\n  name: m1\n');
+    const problems: ReadProblem[] = [];
+    const read = [...streamManifests([dir, join(dir, 'gone.yaml'), good], problems)];
+    expect(read.map((m) => m.object.metadata)).toEqual([{ name: 'm1' }]);
+    expect(problems).toEqual([
+      { file: dir, message: 'is a directory' },
+      { file: join(dir, 'gone.yaml'), message: 'no such file or directory' },
+    ]);
   });
 });

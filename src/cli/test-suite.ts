@@ -10,7 +10,7 @@ import { LineCounter, isAlias, isMap, isScalar, isSeq, parseDocument, type Docum
 import { applyPatch, type Operation as PatchOperation } from 'rfc6902';
 import type { CauseType, Lookups } from '../index.js';
 import { staticLookups } from '../server/context.js';
-import { formatProblem, parseManifests, readObjects, walkFiles, type ReadProblem } from '../manifests.js';
+import { formatProblem, ioMessage, parseManifests, readObjects, walkFiles, type ReadProblem } from '../manifests.js';
 import { KUBECTL_YAML } from '../yaml.js';
 import { isRecord } from '../is.js';
 
@@ -110,7 +110,7 @@ export class SuiteLoader {
     try {
       text = readFileSync(file, 'utf8');
     } catch (err) {
-      this.problems.push({ file, message: (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file or directory' : (err as Error).message });
+      this.problems.push({ file, message: ioMessage(err) });
       return undefined;
     }
     return new SuiteReader(file, text, this).read();
@@ -124,7 +124,7 @@ export class SuiteLoader {
       try {
         text = readFileSync(path, 'utf8');
       } catch (err) {
-        report(`cannot read ${path}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (err as Error).message}`);
+        report(`cannot read ${path}: ${ioMessage(err)}`);
         this.objectFiles.set(path, { objects: [], ok: false });
         return undefined;
       }

@@ -324,7 +324,11 @@ describe('fleetgate test', () => {
     object: two.yaml
     context: [nowhere/]
     expect: { allowed: true }
+  - name: a folder
+    object: folder
+    expect: { allowed: true }
 `,
+        'folder/member.yaml': member,
       });
       const file = join(dir, 'fleetgate-test.yaml');
       const { code, stderr } = await run([dir]);
@@ -333,6 +337,8 @@ describe('fleetgate test', () => {
       expect(stderr).toContain(`${file}:6:13: case "two": object: ${join(dir, 'two.yaml')} holds 2 objects`);
       expect(stderr).toMatch(new RegExp(`${join(dir, 'broken.yaml').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:\\d+:\\d+: YAML syntax error`));
       expect(stderr).toContain(`${file}:13:14: case "context": context: cannot read ${join(dir, 'nowhere')}`);
+      // The condition, not Node's "EISDIR: illegal operation on a directory, read".
+      expect(stderr).toContain(`${file}:16:13: case "a folder": object: cannot read ${join(dir, 'folder')}: is a directory\n`);
     });
 
     it('no suite found, a missing folder, a bad flag', async () => {
