@@ -1,7 +1,7 @@
 /**
  * fleetgate: validation, defaulting and admission review for the control plane's
- * 13 custom resource kinds. Pure: no I/O beyond loading its own modules (the precompiled
- * schemas on first use), no global state beyond compiled schemas and bounded caches of verdicts.
+ * 13 custom resource kinds. Pure: no I/O beyond loading modules on first use (the precompiled
+ * schemas, and the parsers and IANA zone list a check needs), no global state beyond compiled schemas and bounded caches of verdicts.
  */
 export { validate, type ValidateOptions, type ValidationResult } from './validate.js';
 export { applyDefaults, type DefaultOptions, type DefaultResult, type PatchOperation } from './defaults.js';
