@@ -2,12 +2,11 @@
  * MultiClusterIngress (networking.<domain>/v1alpha1, namespaced): an Ingress spread over
  * clusters. The spec rules are Kubernetes' Ingress validation as Karmada lifts it.
  */
-import { isIP } from 'node:net';
 import { Arr, Enum, Int32, Obj, Opt, PortStatus, ReqStr, Str, StrList, envelope, type Static } from './_shared/schema.js';
 import { add, checkUnique, child, index, isRecord, isString, key, list, record } from './_shared/checks.js';
 import { memoizeVerdict } from '../src/checks/memo.js';
 import { duplicate, invalid, required } from '../src/field.js';
-import { dns1123Subdomain, wildcardDns1123Subdomain } from '../src/checks/names.js';
+import { dns1123Subdomain, isIPSloppy, wildcardDns1123Subdomain } from '../src/checks/names.js';
 import type { KindRules, RuleContext } from '../src/rule.js';
 
 export const PATH_TYPES = ['Exact', 'Prefix', 'ImplementationSpecific'] as const;
@@ -70,13 +69,9 @@ export type MultiClusterIngress = Static<typeof schema>;
 const INVALID_PATH_SEQUENCES = ['//', '/./', '/../', '%2f', '%2F'];
 const INVALID_PATH_SUFFIXES = ['/..', '/.'];
 
-/** Kubernetes parses hosts with ParseIPSloppy, which also takes IPv4 octets with leading zeros. */
-const isIPAddress = (value: string): boolean =>
-  isIP(value) !== 0 || (/^\d{1,3}(\.\d{1,3}){3}$/.test(value) && value.split('.').every((octet) => Number(octet) <= 255));
-
 /** A rule host: precise or `*.`-wildcard DNS name, never an IP. */
 const hostError = memoizeVerdict((host: string): string | undefined => {
-  if (isIPAddress(host)) return 'must be a DNS name, not an IP address';
+  if (isIPSloppy(host)) return 'must be a DNS name, not an IP address';
   return host.includes('*') ? wildcardDns1123Subdomain(host) : dns1123Subdomain(host);
 });
 

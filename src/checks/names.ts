@@ -178,18 +178,29 @@ function fullyQualifiedDomainNameProblem(value: string): string | undefined {
   return undefined;
 }
 
+/**
+ * An address as Kubernetes reads one, with ParseIPSloppy (Go 1.16's net.ParseIP): IPv4 octets
+ * may carry any number of leading zeros (`010.0.0.1`, `10.0.0.0001`), which node's isIP
+ * refuses; an IPv6 zone (`fe80::1%eth0`), which node accepts, is not an address.
+ */
+export function isIPSloppy(value: string): boolean {
+  if (value.includes('%')) return false;
+  return isIP(value) !== 0 || (SLOPPY_IPV4.test(value) && value.split('.').every((octet) => Number(octet) <= 255));
+}
+
+const SLOPPY_IPV4 = /^\d+(?:\.\d+){3}$/;
+
 export const ipAddress = memoizeVerdict(ipAddressProblem, { longestKey: 45 });
 
 function ipAddressProblem(value: string): string | undefined {
-  // Node accepts an IPv6 zone (`fe80::1%eth0`); Go's net.ParseIP, which Kubernetes uses, does not.
-  return isIP(value) === 0 || value.includes('%') ? 'must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)' : undefined;
+  return isIPSloppy(value) ? undefined : 'must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)';
 }
 
 /** A DNS name that is not an IP address (ingress hostnames). */
 export const dnsHostname = memoizeVerdict(dnsHostnameProblem, { longestKey: 253 });
 
 function dnsHostnameProblem(value: string): string | undefined {
-  if (isIP(value) !== 0) return 'must be a DNS name, not an IP address';
+  if (isIPSloppy(value)) return 'must be a DNS name, not an IP address';
   return dns1123Subdomain(value);
 }
 

@@ -76,11 +76,16 @@ describe('fullyQualifiedDomainName', () => {
 });
 
 describe('ipAddress', () => {
-  table(names.ipAddress, ['10.9.8.7', '0.0.0.0', '2001:db8::ffff', '::1', '::ffff:10.0.0.1'], ['', '10.0.0', '10.0.0.256', 'example.com', '2001:db8::g', 'fe80::1%eth0', '10.0.0.1:80']);
+  // Kubernetes parses with ParseIPSloppy: leading zeros in IPv4 octets are fine, a value past 255 is not.
+  table(
+    names.ipAddress,
+    ['10.9.8.7', '0.0.0.0', '2001:db8::ffff', '::1', '::ffff:10.0.0.1', '010.009.008.007', '10.0.0.0001'],
+    ['', '10.0.0', '10.0.0.256', '10.0.0.0256', 'example.com', '2001:db8::g', 'fe80::1%eth0', '10.0.0.1:80', '10.0.0.1.5'],
+  );
 });
 
 describe('dnsHostname', () => {
-  table(names.dnsHostname, ['example.com', 'a'], ['10.0.0.1', '::1', 'Example.com', 'a_b']);
+  table(names.dnsHostname, ['example.com', 'a', '256.1.1.1'], ['10.0.0.1', '010.0.0.1', '10.0.0.0001', '::1', 'Example.com', 'a_b']);
   it('says an IP is not a DNS name', () => expect(names.dnsHostname('10.0.0.1')).toBe('must be a DNS name, not an IP address'));
 });
 

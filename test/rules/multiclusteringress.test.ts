@@ -76,10 +76,11 @@ describe('MultiClusterIngress', () => {
     { name: 'port number 1', edit: (o) => (o.spec.defaultBackend.service.port.number = 1), want: [] },
     { name: 'port number fractional', edit: (o) => (o.spec.defaultBackend.service.port.number = 80.5), want: [Invalid('spec.defaultBackend.service.port.number')] },
     // rule hosts
-    ...['10.0.0.1', '2001:db8::1', '010.000.000.001', '*', '*.*.example.com', 'foo.*.example.com', 'shop.example.com:443', 'Shop.example.com', 'shop.example.com.', 'shop_example.com'].map(
+    ...['10.0.0.1', '2001:db8::1', '010.000.000.001', '10.0.0.0001', '0001.2.3.4', '1.2.3.0255', '*', '*.*.example.com', 'foo.*.example.com', 'shop.example.com:443', 'Shop.example.com', 'shop.example.com.', 'shop_example.com'].map(
       (host): Case => ({ name: `host ${host}`, edit: (o) => (o.spec.rules[0].host = host), want: [Invalid('spec.rules[0].host')] }),
     ),
-    ...['*.example.com', 'localhost', 'a.b.c.example.com', '999.1.1.1.example.com', ''].map(
+    // Not an address (an octet past 255), so a DNS name to Kubernetes as well.
+    ...['*.example.com', 'localhost', 'a.b.c.example.com', '999.1.1.1.example.com', '256.1.1.1', '1.2.3.0256', ''].map(
       (host): Case => ({ name: `host ${JSON.stringify(host)}`, edit: (o) => (o.spec.rules[0].host = host), want: [] }),
     ),
     { name: 'host of 254 characters', edit: (o) => (o.spec.rules[0].host = `${'a'.repeat(63)}.`.repeat(4).slice(0, 254)), want: [Invalid('spec.rules[0].host')] },
