@@ -9,6 +9,7 @@ import { duplicate, forbidden, invalid } from '../src/field.js';
 import { clusterName, dns1123Subdomain } from '../src/checks/names.js';
 import { compareQuantity, parseQuantity, type Quantity as Q } from '../src/checks/quantity.js';
 import { memoizeVerdict } from '../src/checks/memo.js';
+import { repairedByWhatwg, userInfoOf } from '../src/checks/url.js';
 import type { DefaultContext, KindRules, RuleContext } from '../src/rule.js';
 
 export const RESOURCE_MODEL_RESOURCES = ['cpu', 'memory', 'storage', 'ephemeral-storage'] as const;
@@ -60,6 +61,8 @@ const HOST_PORT = /^(\[[0-9A-Fa-f:.]+\]|[^:/?#@\s[\]]+)(?::(\d+))?$/;
 /** `hostname`, `hostname:port`, `IP`, `IP:port` as the spec says, and the `https://host:port` URLs in use today. */
 const apiEndpointError = memoizeVerdict((endpoint: string): string | undefined => {
   if (endpoint.includes('://')) {
+    const repaired = repairedByWhatwg(endpoint);
+    if (repaired) return `apiEndpoint must be a valid URL: ${repaired}; ${API_ENDPOINT_FORMAT}`;
     let url: URL;
     try {
       url = new URL(endpoint);
@@ -67,7 +70,8 @@ const apiEndpointError = memoizeVerdict((endpoint: string): string | undefined =
       return `apiEndpoint must be a valid URL: ${(err as Error).message}; ${API_ENDPOINT_FORMAT}`;
     }
     if (!url.host) return `host must be provided; ${API_ENDPOINT_FORMAT}`;
-    if (url.username || url.password) return 'user information is not permitted in the URL';
+    // `https://@host` has user information too, if empty: Go's url.Parse gives it a User.
+    if (userInfoOf(endpoint) !== undefined) return 'user information is not permitted in the URL';
     if (url.hash || endpoint.includes('#')) return 'fragments are not permitted in the URL';
     if (url.search || endpoint.includes('?')) return 'query parameters are not permitted in the URL';
     return undefined;
@@ -78,12 +82,17 @@ const apiEndpointError = memoizeVerdict((endpoint: string): string | undefined =
   if (!match) return `apiEndpoint must be a valid endpoint; ${API_ENDPOINT_FORMAT}`;
   const host = match[1]!.replace(/^\[(.*)\]$/, '$1');
   const port = match[2];
-  if (isIP(host) === 0 && dns1123Subdomain(host.toLowerCase())) return `"${host}" is neither an IP address nor a DNS name; ${API_ENDPOINT_FORMAT}`;
+  // RFC 1123 2.1: a host name's last label is never all digits, so `10.0.0.256` is a mistyped IP, not a name.
+  if (isIP(host) === 0 && (dns1123Subdomain(host.toLowerCase()) || /(?:^|\.)\d+$/.test(host))) {
+    return `"${host}" is neither an IP address nor a DNS name; ${API_ENDPOINT_FORMAT}`;
+  }
   if (port !== undefined && (Number(port) < 1 || Number(port) > 65535)) return `port ${port} must be between 1 and 65535, inclusive`;
   return undefined;
 });
 
 const proxyURLError = memoizeVerdict((proxy: string): string | undefined => {
+  const repaired = repairedByWhatwg(proxy);
+  if (repaired) return `proxyURL must be a valid URL: ${repaired}`;
   let url: URL;
   try {
     url = new URL(proxy);

@@ -9,6 +9,7 @@ import { add, checkUnique, child, index, isRecord, isString, list, record } from
 import { memoizeVerdict, ownCopy } from '../src/checks/memo.js';
 import { duplicate, forbidden, invalid, required, type Cause } from '../src/field.js';
 import { dns1035Label, dns1123Subdomain } from '../src/checks/names.js';
+import { CONTROL_CHARACTER, URI_PARTS, splitAuthority } from '../src/checks/url.js';
 import type { DefaultContext, KindRules, Lookups, RuleContext, Service } from '../src/rule.js';
 import { isThenable } from '../src/is.js';
 
@@ -65,9 +66,6 @@ export const schema = Obj({ ...envelope, webhooks: Arr(ResourceInterpreterWebhoo
 export type ResourceInterpreterWebhookConfiguration = Static<typeof schema>;
 
 const URL_FORM = 'desired format: https://host[/path]';
-const CONTROL = /[\u0000-\u001f\u007f]/;
-/** RFC 3986 appendix B: scheme, authority, path, query, fragment; it matches every string without control characters. */
-const URI = /^(?:([^:/?#]+):)?(?:\/\/([^/?#]*))?([^?#]*)(?:\?([^#]*))?(?:#(.*))?$/;
 
 /** Whether a value counts as given for the url/service choice (an empty url counts as absent). */
 const given = (v: unknown): boolean => v !== undefined && v !== null && v !== '';
@@ -94,17 +92,15 @@ const urlProblem = (value: string, message: string): URLProblem => ({ value: own
 
 /** Every UPDATE sends the same URLs again: the parse is done once per URL. */
 const webhookURLProblems = memoizeVerdict((raw: string): readonly URLProblem[] => {
-  if (CONTROL.test(raw)) return [urlProblem(raw, `url must be a valid URL: invalid control character in URL; ${URL_FORM}`)];
-  const m = URI.exec(raw)!;
+  if (CONTROL_CHARACTER.test(raw)) return [urlProblem(raw, `url must be a valid URL: invalid control character in URL; ${URL_FORM}`)];
+  const m = URI_PARTS.exec(raw)!;
   // No `//authority`: scheme and host are missing together, one mistake.
   if (m[2] === undefined) return [urlProblem(raw, `url must be an absolute https URL with a host; ${URL_FORM}`)];
   const scheme = m[1] ?? '';
   const authority = m[2];
   const query = m[4];
   const fragment = m[5];
-  const at = authority.lastIndexOf('@');
-  const userInfo = at >= 0 ? authority.slice(0, at) : undefined;
-  const hostPort = at >= 0 ? authority.slice(at + 1) : authority;
+  const { userInfo, hostPort } = splitAuthority(authority);
 
   const problems: URLProblem[] = [];
   if (scheme.toLowerCase() !== 'https') problems.push(urlProblem(scheme, `'https' is the only allowed URL scheme; ${URL_FORM}`));

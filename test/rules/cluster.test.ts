@@ -29,10 +29,17 @@ describe('Cluster', () => {
     { name: 'syncMode not a string is blamed once', edit: (o) => (o.spec.syncMode = 5), want: [Invalid('spec.syncMode')] },
     { name: 'spec missing', edit: (o) => delete o.spec, want: [Required('spec')] },
     // apiEndpoint: the spec's forms and URLs
-    ...['member1.example.com', 'member1.example.com:6443', '10.0.0.1', '10.0.0.1:6443', 'fd00::1', '2001:db8::1', '[fd00::1]:6443', 'https://member1.example.com'].map(
+    ...['member1.example.com', 'member1.example.com:6443', '10.0.0.1', '10.0.0.1:6443', 'fd00::1', '2001:db8::1', '[fd00::1]:6443', 'https://member1.example.com',
+      'https://member1.example.com/k8s/a b', '1.member1.example.com', 'member1.example.com.1a'].map(
       (endpoint): Case => ({ name: `apiEndpoint ${endpoint}`, edit: (o) => (o.spec.apiEndpoint = endpoint), want: [] }),
     ),
-    ...['https://user:pw@10.0.0.1:6443', 'https://10.0.0.1:6443/#frag', 'https://10.0.0.1:6443/?q=1', 'not a host', '10.0.0.1:70000', 'fd00::1::2', 'https://'].map(
+    ...['https://user:pw@10.0.0.1:6443', 'https://10.0.0.1:6443/#frag', 'https://10.0.0.1:6443/?q=1', 'not a host', '10.0.0.1:70000', 'fd00::1::2', 'https://',
+      // What WHATWG's URL parser repairs and Go's url.Parse refuses: control characters, surrounding spaces, `\` in the host.
+      'https://10.0.\n0.1:6443', 'https://10.0.0.1:6443\n', ' https://10.0.0.1:6443', 'https://10.0.0.1:6443 ', 'https://10.0.0.1\\k8s', 'https://member 1.example.com',
+      // Empty user information is user information to Go.
+      'https://@10.0.0.1:6443', 'https://:@10.0.0.1:6443',
+      // Dotted numbers that are not an address are no host name either (RFC 1123 2.1).
+      '10.0.0.256', '10.0.0.256:6443', '999.999.999.999', '6443'].map(
       (endpoint): Case => ({ name: `apiEndpoint ${endpoint}`, edit: (o) => (o.spec.apiEndpoint = endpoint), want: [Invalid('spec.apiEndpoint')] }),
     ),
     // secrets
@@ -44,6 +51,10 @@ describe('Cluster', () => {
     // proxy
     { name: 'proxyURL with ftp scheme', edit: (o) => (o.spec.proxyURL = 'ftp://proxy:21'), want: [Invalid('spec.proxyURL')] },
     { name: 'proxyURL not a URL', edit: (o) => (o.spec.proxyURL = 'proxy'), want: [Invalid('spec.proxyURL')] },
+    ...['http://proxy.internal:3128\n', 'http://proxy.\tinternal:3128', ' http://proxy.internal:3128', 'http://proxy\\internal:3128'].map(
+      (proxy): Case => ({ name: `proxyURL ${JSON.stringify(proxy)}`, edit: (o) => (o.spec.proxyURL = proxy), want: [Invalid('spec.proxyURL')] }),
+    ),
+    { name: 'proxyURL with credentials', edit: (o) => (o.spec.proxyURL = 'http://user:pw@proxy.internal:3128'), want: [] },
     { name: 'proxyHeader value not a string', edit: (o) => (o.spec.proxyHeader = { a: 1 }), want: [Invalid('spec.proxyHeader[a]')] },
     // topology
     { name: 'provider not a label value', edit: (o) => (o.spec.provider = 'aws cloud'), want: [Invalid('spec.provider')] },
