@@ -66,8 +66,19 @@ export function isCanonicalDateTime(value: string): boolean {
 const BASE64_CHARACTERS = /^[A-Za-z0-9+/]*={0,2}$/;
 export const isBase64 = (value: string): boolean => value.length % 4 === 0 && BASE64_CHARACTERS.test(value);
 
+/**
+ * RFC 3339's grammar (section 5.6): `T` and `Z` in either case, a numeric offset always as
+ * `±hh:mm`. ajv-formats also takes a space for the `T` and offsets such as `+0100` and `+01`,
+ * which Go's RFC 3339 parser, and so the control plane, refuses.
+ */
+const RFC3339_SHAPE = /^\d{4}-\d\d-\d\d[Tt]\d\d:\d\d:\d\d(?:\.\d+)?(?:[Zz]|[+-]\d\d:\d\d)$/;
+
 const fullDateTime = fullFormats['date-time'] as FormatDefinition<string> & { validate: (v: string) => boolean };
-const dateTime: FormatDefinition<string> = { ...fullDateTime, validate: (v: string) => isCanonicalDateTime(v) || fullDateTime.validate(v) };
+/** The canonical form first; otherwise RFC 3339's shape, with ajv-formats for the ranges of its fields (leap seconds included). */
+const dateTime: FormatDefinition<string> = {
+  ...fullDateTime,
+  validate: (v: string) => isCanonicalDateTime(v) || (RFC3339_SHAPE.test(v) && fullDateTime.validate(v)),
+};
 
 /** Every format as ajv takes it: ajv-formats' own for the two standard ones, the checks above for the rest. */
 export const ajvFormats: Record<string, Format> = Object.fromEntries(

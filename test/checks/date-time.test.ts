@@ -1,13 +1,21 @@
 /**
- * The date-time format asks a fast check for the canonical form before ajv-formats.
- * The fast check must accept nothing ajv-formats rejects, or a verdict would change:
- * every combination of boundary values is put to both.
+ * The date-time format asks a fast check for the canonical form before ajv-formats, and
+ * holds ajv-formats to RFC 3339's grammar. The fast check must accept nothing ajv-formats
+ * rejects, or a verdict would change: every combination of boundary values is put to both.
  */
 import { describe, expect, it } from 'vitest';
 import { fullFormats } from 'ajv-formats/dist/formats.js';
 import { ajvFormats, isBase64, isCanonicalDateTime } from '../../src/schema-formats.js';
 
-const reference = (fullFormats['date-time'] as { validate: (v: string) => boolean }).validate;
+const ajvFormatsDateTime = (fullFormats['date-time'] as { validate: (v: string) => boolean }).validate;
+/** RFC 3339 5.6, written out: full-date "T" partial-time time-offset; "T" and "Z" may be lower case. */
+const rfc3339Grammar = (v: string): boolean => {
+  const [date, rest] = v.split(/[Tt]/);
+  if (rest === undefined || v.split(/[Tt]/).length !== 2) return false;
+  const offset = rest.match(/(?:[Zz]|[+-]\d{2}:\d{2})$/)?.[0];
+  return /^\d{4}-\d{2}-\d{2}$/.test(date!) && offset !== undefined && /^\d{2}:\d{2}:\d{2}(?:\.\d+)?$/.test(rest.slice(0, -offset.length));
+};
+const reference = (v: string): boolean => ajvFormatsDateTime(v) && rfc3339Grammar(v);
 const combined = (ajvFormats['date-time'] as { validate: (v: string) => boolean }).validate;
 
 const years = ['0000', '1900', '2000', '2023', '2024', '999', '20245'];
@@ -24,7 +32,7 @@ function* candidates(): Generator<string> {
 }
 
 describe('date-time format', () => {
-  it('gives ajv-formats’ verdict on every boundary combination', () => {
+  it('gives ajv-formats’ verdict, within RFC 3339’s grammar, on every boundary combination', () => {
     let accepted = 0;
     for (const value of candidates()) {
       expect({ value, valid: combined(value) }).toEqual({ value, valid: reference(value) });
@@ -42,6 +50,15 @@ describe('date-time format', () => {
     expect(combined('2026-11-22T08:00:00.123456+01:00')).toBe(true);
     expect(combined('2023-02-29T08:00:00Z')).toBe(false);
     expect(combined('2026-04-31T08:00:00Z')).toBe(false);
+  });
+
+  it('refuses what ajv-formats takes and RFC 3339 (and Go) do not: a space for T, offsets without their colon or minutes', () => {
+    for (const value of ['2026-11-20 08:00:00Z', '2026-11-20T08:00:00+0200', '2026-11-20T08:00:00+02', '2026-11-20T08:00:00.5-0330']) {
+      expect({ value, ajvFormats: ajvFormatsDateTime(value) }).toEqual({ value, ajvFormats: true });
+      expect({ value, valid: combined(value) }).toEqual({ value, valid: false });
+    }
+    expect(combined('2026-11-20t08:00:00z')).toBe(true);
+    expect(combined('2016-12-31T23:59:60Z')).toBe(true);
   });
 });
 
