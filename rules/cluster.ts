@@ -119,7 +119,11 @@ function validate(cluster: Cluster, ctx: RuleContext): void {
     ctx.warnings.push('spec.zone is deprecated and never used; use spec.zones');
     if (list(spec.zones).length > 0) add(ctx, forbidden(child(path, 'zone'), 'may not be set together with spec.zones; zone is deprecated, use zones only'));
   }
-  checkUnique(ctx, list(spec.zones), (z) => z, (z, i) => duplicate(index(child(path, 'zones'), i), z));
+  // Neither the spec nor Karmada forbids a repeated zone, and it means nothing: a warning, not a denial.
+  list(spec.zones).forEach((zone, i, zones) => {
+    const first = zones.indexOf(zone);
+    if (isString(zone) && zone !== '' && first < i) ctx.warnings.push(`${index(child(path, 'zones'), i)}: zone ${JSON.stringify(zone)} is already listed at spec.zones[${first}]`);
+  });
   checkTaintsUnique(ctx, spec.taints, child(path, 'taints'));
   checkResourceModels(ctx, spec.resourceModels, child(path, 'resourceModels'));
 }

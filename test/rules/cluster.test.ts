@@ -63,7 +63,7 @@ describe('Cluster', () => {
     { name: 'zone alone', edit: (o) => { o.spec.zone = 'eu-central-1a'; delete o.spec.zones; }, want: [] },
     { name: 'zone not a label value', edit: (o) => { o.spec.zone = 'eu central'; delete o.spec.zones; }, want: [Invalid('spec.zone')] },
     { name: 'zones entry not a label value', edit: (o) => (o.spec.zones = ['ok', 'not ok']), want: [Invalid('spec.zones[1]')] },
-    { name: 'duplicate zones', edit: (o) => (o.spec.zones = ['a', 'a']), want: [Duplicate('spec.zones[1]')] },
+    { name: 'duplicate zones are allowed (a warning says so)', edit: (o) => (o.spec.zones = ['a', 'a']), want: [] },
     { name: 'id too long', edit: (o) => (o.spec.id = 'x'.repeat(128001)), want: [TooLong('spec.id')] },
     // taints
     { name: 'taint effect unsupported', edit: (o) => (o.spec.taints[0].effect = 'Foo'), want: [NotSupported('spec.taints[0].effect')] },
@@ -154,6 +154,16 @@ describe('Cluster', () => {
     const result = validate(changed(cluster, (o) => { o.spec.zone = 'z1'; delete o.spec.zones; }));
     expect(result.allowed).toBe(true);
     expect(result.warnings).toEqual([expect.stringContaining('spec.zone is deprecated')]);
+  });
+
+  it('warns about a zone listed twice, which neither the spec nor Karmada forbids', () => {
+    const result = validate(changed(cluster, (o) => (o.spec.zones = ['eu-1a', 'eu-1b', 'eu-1a', 'eu-1a'])));
+    expect(result.allowed).toBe(true);
+    expect(result.warnings).toEqual([
+      'spec.zones[2]: zone "eu-1a" is already listed at spec.zones[0]',
+      'spec.zones[3]: zone "eu-1a" is already listed at spec.zones[0]',
+    ]);
+    expect(validate(cluster).warnings).toEqual([]);
   });
 
   it('warns when the cluster id changes on UPDATE and checks immutable metadata', () => {
