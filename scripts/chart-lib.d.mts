@@ -38,7 +38,6 @@ export const CHART_DIR: string;
 export const KINDS_FILE: string;
 export const SCHEMA_FILE: string;
 export const RENDERER_SOURCE: string;
-export const GOPATH: string;
 export const DEBIAN_PACKAGES: readonly string[];
 export const DEPLOY_TARGETS: readonly DeployTarget[];
 export const DEPLOY_RELEASE: { name: string; namespace: string; releaseService: string };

@@ -2,18 +2,17 @@
 // the generated chart data (files/kinds.yaml, the kind enum of values.schema.json, deploy/*.yaml)
 // and the Go renderer that renders the chart without helm (test/chart/render/main.go).
 import { spawnSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { buildGoProgram, goUnavailable } from './go-lib.mjs';
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const CHART_DIR = join(ROOT, 'charts', 'fleetgate');
 export const KINDS_FILE = join(CHART_DIR, 'files', 'kinds.yaml');
 export const SCHEMA_FILE = join(CHART_DIR, 'values.schema.json');
 export const RENDERER_SOURCE = join(ROOT, 'test', 'chart', 'render', 'main.go');
-export const GOPATH = '/usr/share/gocode';
 /** Debian packages the renderer builds from (installed by .ci/run). */
 export const DEBIAN_PACKAGES = ['golang-go', 'golang-github-masterminds-sprig-dev', 'golang-github-ghodss-yaml-dev'];
 
@@ -65,41 +64,14 @@ export function schemaWithKinds(schemaText, kindNames) {
   return `${JSON.stringify(schema, null, 2)}\n`;
 }
 
-function goEnv(cacheDir) {
-  return { ...process.env, GO111MODULE: 'off', GOPATH, GOCACHE: cacheDir, GOFLAGS: '' };
-}
-
 /** Why the renderer cannot be built on this machine, or undefined when it can. */
 export function rendererUnavailable() {
-  const go = spawnSync('go', ['version'], { encoding: 'utf8' });
-  if (go.error || go.status !== 0) return `no Go toolchain (\`go\` not found); install: apt-get install -y ${DEBIAN_PACKAGES.join(' ')}`;
-  for (const pkg of ['github.com/Masterminds/sprig', 'github.com/ghodss/yaml', 'gopkg.in/yaml.v2']) {
-    if (!existsSync(join(GOPATH, 'src', pkg))) return `Go package ${pkg} missing under ${GOPATH}; install: apt-get install -y ${DEBIAN_PACKAGES.join(' ')}`;
-  }
-  return undefined;
+  return goUnavailable(['github.com/Masterminds/sprig', 'github.com/ghodss/yaml', 'gopkg.in/yaml.v2'], DEBIAN_PACKAGES);
 }
 
-/**
- * Compiles test/chart/render/main.go once per source and Go version, cached in os.tmpdir()
- * (GOPATH mode against Debian's Go packages). Returns the binary's path.
- */
+/** Compiles test/chart/render/main.go (cached per source and Go version); returns the binary's path. */
 export function buildRenderer() {
-  const goVersion = spawnSync('go', ['version'], { encoding: 'utf8' }).stdout.trim();
-  const hash = createHash('sha256').update(readFileSync(RENDERER_SOURCE)).update(goVersion).digest('hex').slice(0, 16);
-  const dir = join(tmpdir(), `fleetgate-chart-render-${hash}`);
-  const binary = join(dir, 'render');
-  if (existsSync(binary)) return binary;
-  mkdirSync(dir, { recursive: true });
-  const work = mkdtempSync(join(dir, 'build-'));
-  const out = spawnSync('go', ['build', '-o', join(work, 'render'), RENDERER_SOURCE], {
-    cwd: ROOT,
-    encoding: 'utf8',
-    env: goEnv(join(tmpdir(), 'fleetgate-chart-gocache')),
-  });
-  if (out.status !== 0) throw new Error(`go build of the chart renderer failed:\n${out.stderr}${out.stdout}`);
-  renameSync(join(work, 'render'), binary); // atomic: parallel builders end with the same file
-  rmSync(work, { recursive: true, force: true });
-  return binary;
+  return buildGoProgram(RENDERER_SOURCE, 'chart-render', ROOT);
 }
 
 /**

@@ -3,7 +3,7 @@
  * (test/chart/render/main.go, built from Debian's Go packages; see scripts/chart-lib.mjs).
  *
  * Without Go the rendering tests are skipped with the reason in their title (CI sets
- * FLEETGATE_CHART_TEST_REQUIRED=1 so they fail instead). The static checks always run.
+ * FLEETGATE_GO_TESTS_REQUIRED=1 so they fail instead). The static checks always run.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { readFileSync, readdirSync, mkdtempSync, writeFileSync } from 'node:fs';
@@ -113,7 +113,7 @@ describe('chart sources (no Go needed)', () => {
 // ---------------------------------------------------------------------------------------------------
 
 const unavailable = rendererUnavailable();
-const required = process.env.FLEETGATE_CHART_TEST_REQUIRED === '1';
+const required = process.env.FLEETGATE_GO_TESTS_REQUIRED === '1';
 if (unavailable && !required) {
   console.warn(`[test/chart] rendering tests SKIPPED: ${unavailable}`);
 }
@@ -124,7 +124,7 @@ describe.skipIf(Boolean(unavailable) && !required)(title, () => {
   const cache = new Map<string, { result: RenderResult; docs: Doc[] }>();
 
   beforeAll(() => {
-    if (unavailable) throw new Error(`FLEETGATE_CHART_TEST_REQUIRED=1 but ${unavailable}`);
+    if (unavailable) throw new Error(`FLEETGATE_GO_TESTS_REQUIRED=1 but ${unavailable}`);
     binary = buildRenderer();
   }, 120_000);
 

@@ -1,0 +1,3 @@
+export const GOPATH: string;
+export function goUnavailable(goPackages: readonly string[], debianPackages: readonly string[]): string | undefined;
+export function buildGoProgram(source: string, name: string, cwd: string): string;
