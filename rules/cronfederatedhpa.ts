@@ -3,6 +3,7 @@ import { Arr, Bool, Int32, INT32_MAX, INT32_MIN, Obj, Opt, ReqStr, Str, Time, en
 import { add, checkUnique, child, fingerprint, fingerprints, index, isInt, isRecord, isString, judgedSpec, list, record } from './_shared/checks.js';
 import { duplicate, forbidden, invalid, required } from '../src/field.js';
 import { pathSegmentName } from '../src/checks/names.js';
+import { runsEverySecond } from '../src/checks/cron.js';
 import type { DefaultContext, KindRules, RuleContext } from '../src/rule.js';
 
 export const DEFAULT_HISTORY_LIMIT = 3;
@@ -122,6 +123,9 @@ function validate(cron: CronFederatedHPA, ctx: RuleContext): void {
   rules.forEach((rule, i) => {
     if (!isRecord(rule)) return;
     const path = index('spec.rules', i);
+    if (isString(rule.schedule) && runsEverySecond(rule.schedule)) {
+      ctx.warnings.push(`${child(path, 'schedule')}: "${rule.schedule.trim()}" runs every second; the controller raises @every durations under 1s to 1s`);
+    }
     if (target === 'FederatedHPA') checkFederatedHPAReplicas(rule, path, ctx);
     else if (target === 'workload') checkWorkloadReplicas(rule, path, ctx);
   });

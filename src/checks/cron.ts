@@ -1,10 +1,15 @@
 /**
- * Cron schedules exactly as the CronFederatedHPA controller runs them: robfig/cron's
- * standard parser (five fields; ranges, steps, lists, `?`, month and day names; the
- * descriptors `@yearly` … `@hourly` and `@every <duration>`). cron-parser does the
- * field parsing; the checks here only close the gaps where it accepts more than robfig
- * (seconds or year fields, `L`/`W`/`#`/`H`, day-of-week 7), lacks a robfig form, or
- * refuses one (a day of month no listed month has).
+ * Cron schedules exactly as the CronFederatedHPA controller runs them: gocron v1 hands each
+ * schedule to robfig/cron v3's standard parser (five fields; ranges, steps, lists, `?`, month
+ * and day names; the descriptors `@yearly` … `@hourly` and `@every <duration>`).
+ *
+ * The tokenizing below follows robfig's, quirks included, because its quirks decide what runs:
+ * surrounding space is trimmed (Go's idea of space), empty list items are dropped, a `*` or `?`
+ * ignores anything after a hyphen, numbers may carry a `+`. cron-parser then judges each list
+ * item on its own (bounds, names, steps); the checks here only close the gaps where it accepts
+ * more than robfig (seconds or year fields, `L`/`W`/`#`/`H`, day-of-week 7, numbers past int64)
+ * or refuses what robfig runs (a day of month no listed month has, an item repeated in a list).
+ * test/checks/cron-robfig.test.ts holds all of this to robfig's own parser.
  */
 import { lazyRequire } from '../lazy.js';
 import { memoizeVerdict } from './memo.js';
@@ -15,9 +20,16 @@ const DESCRIPTORS = new Set(['@yearly', '@annually', '@monthly', '@weekly', '@da
 const MONTHS = new Set(['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec']);
 const DAYS = new Set(['sun', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat']);
 const FIELD_NAMES = ['minute', 'hour', 'day of month', 'month', 'day of week'] as const;
-/** Go's time.ParseDuration syntax: `300ms`, `1.5h`, `2h45m`, and a bare `0`. */
-const GO_DURATION = /^[+-]?(0|((\d+(\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h))+)$/;
-const GO_DURATION_UNIT_NS: Record<string, number> = { ns: 1, us: 1e3, µs: 1e3, μs: 1e3, ms: 1e6, s: 1e9, m: 60e9, h: 3600e9 };
+const DAY_OF_WEEK = 4;
+const MONTH = 3;
+
+/** Go's unicode.IsSpace, which strings.Fields and strings.TrimSpace use (JavaScript's \s differs on U+0085 and U+FEFF). */
+const GO_SPACE = '[\\t\\n\\v\\f\\r \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]';
+const GO_SPACES = new RegExp(`${GO_SPACE}+`);
+const GO_TRIM = new RegExp(`^${GO_SPACE}+|${GO_SPACE}+$`, 'g');
+/** What strconv.Atoi reads: an optional sign and ASCII digits (robfig then refuses a negative). */
+const GO_UINT = /^\+?\d+$/;
+const INT64_MAX = (1n << 63n) - 1n;
 
 /**
  * Returns why `schedule` is not a schedule the controller can run, or undefined when it is.
@@ -26,19 +38,71 @@ const GO_DURATION_UNIT_NS: Record<string, number> = { ns: 1, us: 1e3, µs: 1e3, 
 export const cronScheduleError: (schedule: string) => string | undefined = memoizeVerdict(check);
 
 function check(schedule: string): string | undefined {
-  const trimmed = schedule.trim();
-  if (trimmed === '') return 'empty schedule';
-  if (/^(CRON_)?TZ=/.test(trimmed)) return 'a time zone prefix (TZ= or CRON_TZ=) is not allowed in the schedule; use the timeZone field';
-  // robfig matches descriptors exactly, with no surrounding whitespace; five fields may be padded.
-  if (trimmed.startsWith('@')) return descriptorError(schedule);
-  const fields = trimmed.split(/\s+/);
+  const spec = schedule.replace(GO_TRIM, '');
+  if (spec === '') return 'empty schedule';
+  // gocron would run the schedule in this zone and ignore the rule's timeZone field.
+  if (/^(CRON_)?TZ=/.test(spec)) return 'a time zone prefix (TZ= or CRON_TZ=) is not allowed in the schedule; use the timeZone field';
+  if (spec.startsWith('@')) return descriptorError(spec);
+  const fields = spec.split(GO_SPACES);
   if (fields.length !== 5) {
     return `expected exactly 5 fields (minute hour day-of-month month day-of-week), found ${fields.length}`;
   }
   for (let i = 0; i < 5; i++) {
-    const problem = tokenError(fields[i]!, i);
+    const problem = fieldError(fields[i]!, i);
     if (problem) return `${FIELD_NAMES[i]} field "${fields[i]}": ${problem}`;
   }
+  return undefined;
+}
+
+function descriptorError(spec: string): string | undefined {
+  if (DESCRIPTORS.has(spec)) return undefined;
+  // robfig: the prefix `@every ` (one space), then the rest must parse as a Go duration.
+  if (spec.startsWith('@every ')) {
+    const duration = spec.slice('@every '.length);
+    return goDurationNanos(duration) === undefined ? `"${duration}" is not a duration (e.g. 90s, 5m, 1h30m)` : undefined;
+  }
+  return `unrecognized descriptor "${spec}"; supported: ${[...DESCRIPTORS].join(', ')}, @every <duration>`;
+}
+
+/** True for `@every` with a duration under one second, which the controller runs every second. */
+export function runsEverySecond(schedule: string): boolean {
+  const spec = schedule.replace(GO_TRIM, '');
+  if (!spec.startsWith('@every ')) return false;
+  const nanos = goDurationNanos(spec.slice('@every '.length));
+  return nanos !== undefined && nanos < 1_000_000_000n;
+}
+
+/** A list; robfig drops empty items, so `1,,2` is `1,2` and a field of commas alone never matches. */
+function fieldError(field: string, position: number): string | undefined {
+  for (const item of field.split(',')) {
+    if (item === '') continue;
+    const problem = itemError(item, position);
+    if (problem) return problem;
+  }
+  return undefined;
+}
+
+/**
+ * One list item, `range[/step]`: the range is `*`, `?`, a value or `value-value`, where a value is
+ * a number or (month and day-of-week fields) a three-letter name. cron-parser judges the item alone,
+ * rewritten plainly, so that it neither refuses repeats across a list nor reads a `+` it lacks.
+ */
+function itemError(item: string, position: number): string | undefined {
+  const [range = '', step, ...extraSteps] = item.split('/');
+  if (extraSteps.length) return `"${item}" has more than one step`;
+  if (step !== undefined && !isGoUint(step)) return `step "${step}" must be a number`;
+  const [low = '', ...highs] = range.split('-');
+  const everything = low === '*' || low === '?'; // robfig ignores what follows: `*-5` is `*`
+  if (!everything) {
+    if (highs.length > 1) return `"${range}" has more than one hyphen`;
+    for (const value of [low, ...highs]) {
+      const problem = valueError(value, position);
+      if (problem) return problem;
+    }
+  }
+  const plainRange = everything ? '*' : [low, ...highs].map(plainValue).join('-');
+  const fields = ['*', '*', '*', '*', '*'];
+  fields[position] = step === undefined ? plainRange : `${plainRange}/${plainValue(step)}`;
   try {
     cronParser().CronExpressionParser.parse(fields.join(' '), { strict: false });
   } catch (err) {
@@ -53,47 +117,81 @@ function check(schedule: string): string | undefined {
 
 const IMPOSSIBLE_DAY_OF_MONTH = 'Invalid explicit day of month definition';
 
-function descriptorError(schedule: string): string | undefined {
-  if (DESCRIPTORS.has(schedule)) return undefined;
-  // robfig: the prefix `@every ` (one space), then the rest must parse as a Go duration.
-  if (schedule.startsWith('@every ')) {
-    const duration = schedule.slice('@every '.length);
-    if (!GO_DURATION.test(duration)) return `"${duration}" is not a duration (e.g. 90s, 5m, 1h30m)`;
-    if (durationNanos(duration) <= 0) return '@every needs a positive duration';
+function valueError(value: string, position: number): string | undefined {
+  if (value === '') return 'a range needs a value on both sides of "-"';
+  if (isGoUint(value)) {
+    // cron-parser reads 7 as Sunday; robfig's day-of-week range ends at 6.
+    if (position === DAY_OF_WEEK && BigInt(value) > 6n) return `day of week ${value} is out of range 0-6`;
     return undefined;
   }
-  return `unrecognized descriptor "${schedule}"; supported: ${[...DESCRIPTORS].join(', ')}, @every <duration>`;
+  const lower = value.toLowerCase();
+  if (position === MONTH && MONTHS.has(lower)) return undefined;
+  if (position === DAY_OF_WEEK && DAYS.has(lower)) return undefined;
+  return `"${value}" is not supported (only numbers, *, ?, ranges, steps, lists${position >= MONTH ? ' and names' : ''})`;
 }
 
-function durationNanos(duration: string): number {
-  let total = 0;
-  for (const m of duration.matchAll(/(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h)/g)) total += Number(m[1]) * GO_DURATION_UNIT_NS[m[2]!]!;
-  return duration.startsWith('-') ? -total : total;
+function isGoUint(text: string): boolean {
+  return GO_UINT.test(text) && BigInt(text) <= INT64_MAX;
 }
+
+/** Numbers without sign or leading zeros; names as written. */
+function plainValue(value: string): string {
+  return GO_UINT.test(value) ? BigInt(value).toString() : value;
+}
+
+const UNIT_NANOS = new Map<string, bigint>([
+  ['ns', 1n], ['us', 1_000n], ['µs', 1_000n], ['μs', 1_000n], ['ms', 1_000_000n], ['s', 1_000_000_000n], ['m', 60_000_000_000n], ['h', 3_600_000_000_000n],
+]);
+const TWO_TO_63 = 1n << 63n;
 
 /**
- * Each comma-separated item is `range[/step]`: the range is `*`, `?`, a value or `value-value`,
- * where a value is a number or (month and day-of-week fields) a three-letter name; the step
- * is a number. Bounds and step sizes are left to cron-parser, which enforces robfig's.
+ * Go's time.ParseDuration (`300ms`, `-1.5h`, `2h45m`, a bare `0`), in nanoseconds, or undefined
+ * where Go reports an error: a missing or unknown unit, or more than about 292 years. A port of
+ * Go's own loop, overflow checks and float64 fractions included, so the verdict matches at the edges.
  */
-function tokenError(field: string, position: number): string | undefined {
-  for (const item of field.split(',')) {
-    const [range = '', step, ...extra] = item.split('/');
-    if (extra.length) return `"${item}" has more than one step`;
-    if (step !== undefined && !/^\d+$/.test(step)) return `step "${step}" must be a number`;
-    if (range === '*' || range === '?') continue;
-    for (const token of range.split('-')) {
-      if (token === '') continue;
-      if (/^\d+$/.test(token)) {
-        // cron-parser reads 7 as Sunday; robfig's day-of-week range ends at 6.
-        if (position === 4 && Number(token) > 6) return `day of week ${token} is out of range 0-6`;
-        continue;
-      }
-      const lower = token.toLowerCase();
-      if (position === 3 && MONTHS.has(lower)) continue;
-      if (position === 4 && DAYS.has(lower)) continue;
-      return `"${token}" is not supported (only numbers, *, ?, ranges, steps, lists${position >= 3 ? ' and names' : ''})`;
-    }
+export function goDurationNanos(text: string): bigint | undefined {
+  let rest = text;
+  let negative = false;
+  if (rest.startsWith('-') || rest.startsWith('+')) {
+    negative = rest.startsWith('-');
+    rest = rest.slice(1);
   }
-  return undefined;
+  if (rest === '0') return 0n;
+  if (rest === '') return undefined;
+  let total = 0n;
+  while (rest !== '') {
+    const part = /^(\d*)(?:\.(\d*))?([^\d.]*)/.exec(rest)!;
+    const [consumed, whole = '', fraction, unit = ''] = part;
+    if (whole === '' && !fraction) return undefined; // neither digits before nor after a point
+    const unitNanos = UNIT_NANOS.get(unit);
+    if (unitNanos === undefined) return undefined;
+    let value = BigInt(whole || '0');
+    if (value > TWO_TO_63 || value > TWO_TO_63 / unitNanos) return undefined;
+    value *= unitNanos;
+    if (fraction) {
+      const { digits, scale } = leadingFraction(fraction);
+      if (digits > 0n) {
+        value += BigInt(Math.trunc(Number(digits) * (Number(unitNanos) / scale)));
+        if (value > TWO_TO_63) return undefined;
+      }
+    }
+    total += value;
+    if (total > TWO_TO_63) return undefined;
+    rest = rest.slice(consumed.length);
+  }
+  if (negative) return -total;
+  return total > INT64_MAX ? undefined : total;
+}
+
+/** Go's leadingFraction: digits past what fits in int64 are dropped, not an error. */
+function leadingFraction(fraction: string): { digits: bigint; scale: number } {
+  let digits = 0n;
+  let scale = 1;
+  for (const c of fraction) {
+    const next = digits * 10n + BigInt(c);
+    if (digits > INT64_MAX / 10n || next > TWO_TO_63) break;
+    digits = next;
+    scale *= 10;
+  }
+  return { digits, scale };
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { cronScheduleError } from '../../src/checks/cron.js';
+import { cronScheduleError, runsEverySecond } from '../../src/checks/cron.js';
 
 /** robfig/cron's standard parser, which the CronFederatedHPA controller schedules with. */
 describe('cronScheduleError', () => {
@@ -41,6 +41,24 @@ describe('cronScheduleError', () => {
     ['February 31st', '0 0 31 2 *'],
     ['February 30th', '0 0 30 2 *'],
     ['April 31st', '0 0 31 4 *'],
+    // robfig's quirks, which decide what the controller runs (cron-robfig.test.ts checks them all).
+    ['the same value twice in a list', '0 9 * * 1-5,5'],
+    ['overlapping list items', '0,*/15 * * * *'],
+    ['an empty list item (dropped)', '1,,2 * * * *'],
+    ['a leading comma', '0 9 ,1 * *'],
+    ['a plus sign', '+5 * * * *'],
+    ['anything after *- (ignored)', '*-5 * * * *'],
+    ['a step of an ignored range', '?-x/2 * * * *'],
+    ['the largest step', '*/9223372036854775807 * * * *'],
+    ['descriptor with trailing tab', '@daily\t'],
+    ['@every with trailing space', '@every 5m '],
+    ['Go-only space (U+0085) between fields', '0\u00859 * * *'],
+    ['ideographic space between fields', '0\u30009 * * *'],
+    ['@every zero (run every second)', '@every 0s'],
+    ['@every negative (run every second)', '@every -5m'],
+    ['@every with a plus', '@every +1h'],
+    ['@every 1. hours', '@every 1.h'],
+    ['@every the longest duration', '@every 2562047h47m16.854775807s'],
   ];
   it.each(valid)('accepts %s: %j', (_name, schedule) => expect(cronScheduleError(schedule)).toBeUndefined());
 
@@ -66,7 +84,6 @@ describe('cronScheduleError', () => {
     ['a month name outside the month field', '0 0 * * jan'],
     ['two steps', '1/2/3 * * * *'],
     ['missing step start', '/5 * * * *'],
-    ['empty list item', '1,,2 * * * *'],
     ['names outside month and day fields', 'mon * * * *'],
     ['full day names', '0 0 * * monday'],
     ['L', '0 0 L * *'],
@@ -80,19 +97,25 @@ describe('cronScheduleError', () => {
     ['unknown descriptor', '@5minutes'],
     ['gronx-only descriptor', '@everysecond'],
     ['descriptor in the wrong case', '@Daily'],
-    ['descriptor with leading space', ' @daily'],
-    ['descriptor with trailing space', '@daily '],
     ['@every without duration', '@every'],
     ['@every with a non-duration', '@every soon'],
     ['@every with a unitless number', '@every 5'],
     ['@every with a space inside the duration', '@every 1h 30m'],
     ['@every with two spaces', '@every  5m'],
     ['@every days (not a Go unit)', '@every 1d'],
-    ['@every zero', '@every 0s'],
-    ['@every bare zero', '@every 0'],
-    ['@every negative', '@every -5m'],
     ['day of month past 31, in February too', '0 0 32 2 *'],
     ['month past 12 with a late day', '0 0 31 13 *'],
+    ['a range without its end', '5- * * * *'],
+    ['a range without its start', '-5 * * * *'],
+    ['two hyphens', '1-2-3 * * * *'],
+    ['a negative step', '*/-2 * * * *'],
+    ['a step past int64', '*/9223372036854775808 * * * *'],
+    ['a byte-order mark, which Go does not call space', '\ufeff0 9 * * *'],
+    ['@every with a tab', '@every\t5m'],
+    ['@every with an exponent', '@every 1e3s'],
+    ['@every with a point and no digits', '@every .h'],
+    ['@every past int64 nanoseconds', '@every 2562047h47m16.854775808s'],
+    ['@every with a unit named like an Object property', '@every 5constructor'],
   ];
   it.each(invalid)('rejects %s: %j', (_name, schedule) => expect(cronScheduleError(schedule)).toEqual(expect.any(String)));
 
@@ -104,8 +127,15 @@ describe('cronScheduleError', () => {
     expect(cronScheduleError('0 0 1 */feb *')).toBe('month field "*/feb": step "feb" must be a number');
     expect(cronScheduleError('TZ=UTC 0 * * * *')).toContain('use the timeZone field');
     expect(cronScheduleError('@every soon')).toContain('"soon" is not a duration');
-    expect(cronScheduleError('@every 0s')).toBe('@every needs a positive duration');
+    expect(cronScheduleError('@every 2562048h')).toBe('"2562048h" is not a duration (e.g. 90s, 5m, 1h30m)');
+    expect(cronScheduleError('1-2-3 * * * *')).toBe('minute field "1-2-3": "1-2-3" has more than one hyphen');
+    expect(cronScheduleError('5- * * * *')).toBe('minute field "5-": a range needs a value on both sides of "-"');
     expect(cronScheduleError('@5minutes')).toContain('unrecognized descriptor "@5minutes"');
+  });
+
+  it('knows which @every schedules the controller raises to one second', () => {
+    for (const schedule of ['@every 0s', '@every -5m', '@every 999ms', ' @every 0.5s ']) expect(runsEverySecond(schedule)).toBe(true);
+    for (const schedule of ['@every 1s', '@every 1h', '@daily', '* * * * *', '@every soon']) expect(runsEverySecond(schedule)).toBe(false);
   });
 
   it('answers the same for a repeated schedule (cached)', () => {

@@ -23,11 +23,13 @@ describe('CronFederatedHPA', () => {
     '* * * * *', '0 0 1 1 *', '59 23 31 12 6', '0 9-17 * * *', '*/15 * * * *', '0-30/10 9 * * *',
     '0 0,12 * * *', '5,10,15 * * * *', '0 9 * * mon-fri', '0 0 1 JAN *', '0 0 1 jan-mar *', '0 0 ? * SUN', '0 0 * * 0',
     '0 0 * * */7', '5/15 * * * *', ' 0 9 * * 1-5 ', '@every 300ms',
+    // robfig's quirks: the controller runs these, so they are allowed
+    ' @daily', '@daily ', '1,,2 * * * *', '0 9 * * 1-5,5', '+5 * * * *', '*-5 * * * *', '@every 0s',
   ];
   const invalidSchedules = [
     '0 0 0 * * *', '0 0 0 * * * 2026', '0 0 L * *', '0 0 * * 1#2', '0 0 15W * *', 'H * * * *', '0 0 * * 7',
-    '@every 0s', '@every soon', '@5minutes', 'TZ=UTC 0 * * * *', '60 * * * *', '* 24 * * *', '0 0 32 * *', '0 0 * 13 *', '* * *',
-    ' @daily', '@daily ', '@every  5m', '@every 1h 30m', '@Daily', '0 0 * * 1-7', '*/0 * * * *', '1,,2 * * * *', '0 0 */mon * *', 'CRON_TZ=UTC @daily',
+    '@every 2562048h', '@every soon', '@5minutes', 'TZ=UTC 0 * * * *', '60 * * * *', '* 24 * * *', '0 0 32 * *', '0 0 * 13 *', '* * *',
+    '@every  5m', '@every 1h 30m', '@Daily', '0 0 * * 1-7', '*/0 * * * *', '1-2-3 * * * *', '0 0 */mon * *', 'CRON_TZ=UTC @daily',
   ];
 
   const cases: Case[] = [
@@ -232,6 +234,13 @@ describe('CronFederatedHPA', () => {
     );
     expect(result.allowed).toBe(true);
     expect(result.warnings).toEqual(['spec.rules[1]: no targetReplicas, so this rule changes nothing', 'spec.rules[2]: no targetReplicas, so this rule changes nothing']);
+  });
+
+  it('warns, without denying, about an @every schedule the controller runs every second', () => {
+    const result = validate(changed(cronFHPA, (o) => (o.spec.rules[0].schedule = '@every -5m')));
+    expect(result.allowed).toBe(true);
+    expect(result.warnings).toEqual(['spec.rules[0].schedule: "@every -5m" runs every second; the controller raises @every durations under 1s to 1s']);
+    expect(validate(changed(cronFHPA, (o) => (o.spec.rules[0].schedule = '@every 1s'))).warnings).toEqual([]);
   });
 
   it('does not warn about targetReplicas when the target is a FederatedHPA', () => {
