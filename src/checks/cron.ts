@@ -66,11 +66,15 @@ function descriptorError(spec: string): string | undefined {
 
 /** True for `@every` with a duration under one second, which the controller runs every second. */
 export function runsEverySecond(schedule: string): boolean {
+  return schedule.includes('@every ') && everyUnderOneSecond(schedule);
+}
+
+const everyUnderOneSecond = memoizeVerdict((schedule: string): boolean => {
   const spec = schedule.replace(GO_TRIM, '');
   if (!spec.startsWith('@every ')) return false;
   const nanos = goDurationNanos(spec.slice('@every '.length));
   return nanos !== undefined && nanos < 1_000_000_000n;
-}
+});
 
 /** A list; robfig drops empty items, so `1,,2` is `1,2` and a field of commas alone never matches. */
 function fieldError(field: string, position: number): string | undefined {
