@@ -6,10 +6,11 @@ import {
 } from './_shared/schema.js';
 import { add, checkConditions, checkTaintsUnique, checkUnique, child, index, isRecord, isString, list, record } from './_shared/checks.js';
 import { duplicate, forbidden, invalid } from '../src/field.js';
-import { clusterName, dns1123Subdomain } from '../src/checks/names.js';
+import { clusterName } from '../src/checks/names.js';
 import { compareQuantity, parseQuantity, type Quantity as Q } from '../src/checks/quantity.js';
 import { memoizeVerdict } from '../src/checks/memo.js';
-import { repairedByWhatwg, userInfoOf } from '../src/checks/url.js';
+import { parseGoURL } from '../src/checks/go-url.js';
+import { hostPortError } from '../src/checks/endpoint.js';
 import type { DefaultContext, KindRules, RuleContext } from '../src/rule.js';
 
 export const RESOURCE_MODEL_RESOURCES = ['cpu', 'memory', 'storage', 'ephemeral-storage'] as const;
@@ -56,51 +57,36 @@ export type Cluster = Static<typeof schema>;
 export type ResourceModel = Static<typeof ResourceModel>;
 
 const API_ENDPOINT_FORMAT = 'desired format: hostname, hostname:port, IP or IP:port';
-const HOST_PORT = /^(\[[0-9A-Fa-f:.]+\]|[^:/?#@\s[\]]+)(?::(\d+))?$/;
+const BARE_HOST_PORT = /^(\[[0-9A-Fa-f:.]+\]|[^:/?#@\s[\]]+)(?::\d+)?$/;
 
-/** `hostname`, `hostname:port`, `IP`, `IP:port` as the spec says, and the `https://host:port` URLs in use today. */
+/**
+ * `hostname`, `hostname:port`, `IP`, `IP:port` as the spec says, and the `https://host:port` URLs in
+ * use today: those as Karmada checks them (Go's url.Parse, a host, no user, query or fragment), with a
+ * host and port the spec's forms allow.
+ */
 const apiEndpointError = memoizeVerdict((endpoint: string): string | undefined => {
-  if (endpoint.includes('://')) {
-    const repaired = repairedByWhatwg(endpoint);
-    if (repaired) return `apiEndpoint must be a valid URL: ${repaired}; ${API_ENDPOINT_FORMAT}`;
-    let url: URL;
-    try {
-      url = new URL(endpoint);
-    } catch (err) {
-      return `apiEndpoint must be a valid URL: ${(err as Error).message}; ${API_ENDPOINT_FORMAT}`;
-    }
-    if (!url.host) return `host must be provided; ${API_ENDPOINT_FORMAT}`;
-    // `https://@host` has user information too, if empty: Go's url.Parse gives it a User.
-    if (userInfoOf(endpoint) !== undefined) return 'user information is not permitted in the URL';
-    if (url.hash || endpoint.includes('#')) return 'fragments are not permitted in the URL';
-    if (url.search || endpoint.includes('?')) return 'query parameters are not permitted in the URL';
-    return undefined;
+  if (endpoint.includes('://') || endpoint.startsWith('//')) {
+    const { url, error } = parseGoURL(endpoint);
+    if (error !== undefined) return `apiEndpoint must be a valid URL: ${error}; ${API_ENDPOINT_FORMAT}`;
+    if (url.host === '') return `host must be provided; ${API_ENDPOINT_FORMAT}`;
+    if (url.user !== undefined) return 'user information is not permitted in the URL';
+    if (url.fragment !== '') return 'fragments are not permitted in the URL';
+    if (url.rawQuery !== '') return 'query parameters are not permitted in the URL';
+    const hostProblem = hostPortError(url.host);
+    return hostProblem && `${hostProblem}; ${API_ENDPOINT_FORMAT}`;
   }
   // A bare IPv6 address is an IP too; only with a port does it need its brackets.
   if (isIP(endpoint) === 6) return undefined;
-  const match = HOST_PORT.exec(endpoint);
-  if (!match) return `apiEndpoint must be a valid endpoint; ${API_ENDPOINT_FORMAT}`;
-  const host = match[1]!.replace(/^\[(.*)\]$/, '$1');
-  const port = match[2];
-  // RFC 1123 2.1: a host name's last label is never all digits, so `10.0.0.256` is a mistyped IP, not a name.
-  if (isIP(host) === 0 && (dns1123Subdomain(host.toLowerCase()) || /(?:^|\.)\d+$/.test(host))) {
-    return `"${host}" is neither an IP address nor a DNS name; ${API_ENDPOINT_FORMAT}`;
-  }
-  if (port !== undefined && (Number(port) < 1 || Number(port) > 65535)) return `port ${port} must be between 1 and 65535, inclusive`;
-  return undefined;
+  if (!BARE_HOST_PORT.test(endpoint)) return `apiEndpoint must be a valid endpoint; ${API_ENDPOINT_FORMAT}`;
+  const hostProblem = hostPortError(endpoint);
+  return hostProblem && `${hostProblem}; ${API_ENDPOINT_FORMAT}`;
 });
 
+/** Karmada's check: Go's url.Parse and one of three schemes (the host is not checked). */
 const proxyURLError = memoizeVerdict((proxy: string): string | undefined => {
-  const repaired = repairedByWhatwg(proxy);
-  if (repaired) return `proxyURL must be a valid URL: ${repaired}`;
-  let url: URL;
-  try {
-    url = new URL(proxy);
-  } catch (err) {
-    return `proxyURL must be a valid URL: ${(err as Error).message}`;
-  }
-  const scheme = url.protocol.replace(/:$/, '');
-  if (!['http', 'https', 'socks5'].includes(scheme)) return `unsupported scheme "${scheme}", must be http, https, or socks5`;
+  const { url, error } = parseGoURL(proxy);
+  if (error !== undefined) return `proxyURL must be a valid URL: ${error}`;
+  if (!['http', 'https', 'socks5'].includes(url.scheme)) return `unsupported scheme "${url.scheme}", must be http, https, or socks5`;
   return undefined;
 });
 

@@ -3,13 +3,13 @@
  * registers external webhooks that interpret resources. The webhooks sit at the top
  * level (`webhooks`), there is no `spec`.
  */
-import { isIP } from 'node:net';
 import { Arr, Enum, Int32, Obj, Opt, Port, RawObject, ReqStr, Str, envelope, type Static } from './_shared/schema.js';
 import { add, checkUnique, child, index, isRecord, isString, list, record } from './_shared/checks.js';
 import { memoizeVerdict, ownCopy } from '../src/checks/memo.js';
 import { duplicate, forbidden, invalid, required, type Cause } from '../src/field.js';
 import { dns1035Label, dns1123Subdomain } from '../src/checks/names.js';
-import { CONTROL_CHARACTER, URI_PARTS, splitAuthority } from '../src/checks/url.js';
+import { parseGoURL } from '../src/checks/go-url.js';
+import { hostPortError, splitHostPort } from '../src/checks/endpoint.js';
 import type { DefaultContext, KindRules, Lookups, RuleContext, Service } from '../src/rule.js';
 import { isThenable } from '../src/is.js';
 
@@ -92,47 +92,22 @@ const urlProblem = (value: string, message: string): URLProblem => ({ value: own
 
 /** Every UPDATE sends the same URLs again: the parse is done once per URL. */
 const webhookURLProblems = memoizeVerdict((raw: string): readonly URLProblem[] => {
-  if (CONTROL_CHARACTER.test(raw)) return [urlProblem(raw, `url must be a valid URL: invalid control character in URL; ${URL_FORM}`)];
-  const m = URI_PARTS.exec(raw)!;
-  // No `//authority`: scheme and host are missing together, one mistake.
-  if (m[2] === undefined) return [urlProblem(raw, `url must be an absolute https URL with a host; ${URL_FORM}`)];
-  const scheme = m[1] ?? '';
-  const authority = m[2];
-  const query = m[4];
-  const fragment = m[5];
-  const { userInfo, hostPort } = splitAuthority(authority);
-
+  const { url, error } = parseGoURL(raw);
+  if (error !== undefined) return [urlProblem(raw, `url must be a valid URL: ${error}; ${URL_FORM}`)];
+  // No `scheme://`: scheme and host are missing together, one mistake.
+  if (url.scheme === '' && url.host === '') return [urlProblem(raw, `url must be an absolute https URL with a host; ${URL_FORM}`)];
   const problems: URLProblem[] = [];
-  if (scheme.toLowerCase() !== 'https') problems.push(urlProblem(scheme, `'https' is the only allowed URL scheme; ${URL_FORM}`));
-  const host = hostOf(hostPort);
-  const hostProblem = host === '' ? undefined : hostPortError(hostPort);
-  if (host === '') problems.push(urlProblem('', `host must be specified; ${URL_FORM}`));
+  if (url.scheme !== 'https') problems.push(urlProblem(url.scheme, `'https' is the only allowed URL scheme; ${URL_FORM}`));
+  const hostProblem = url.host === '' ? undefined : hostPortError(url.host);
+  if (url.host === '') problems.push(urlProblem('', `host must be specified; ${URL_FORM}`));
   else if (hostProblem) problems.push(urlProblem(raw, `url must be a valid URL: ${hostProblem}; ${URL_FORM}`));
-  else if (isInClusterServiceHost(host)) {
-    problems.push(urlProblem(host, 'the host refers to an in-cluster service: use clientConfig.service for a webhook inside the cluster'));
+  else if (isInClusterServiceHost(splitHostPort(url.host).host)) {
+    problems.push(urlProblem(splitHostPort(url.host).host, 'the host refers to an in-cluster service: use clientConfig.service for a webhook inside the cluster'));
   }
-  if (userInfo !== undefined) problems.push(urlProblem(userInfo, 'user information is not permitted in the URL'));
-  if (fragment !== undefined) problems.push(urlProblem(fragment, 'fragments are not permitted in the URL'));
-  if (query !== undefined) problems.push(urlProblem(query, 'query parameters are not permitted in the URL'));
+  if (url.user !== undefined) problems.push(urlProblem(url.user, 'user information is not permitted in the URL'));
+  if (url.fragment !== '') problems.push(urlProblem(url.fragment, 'fragments are not permitted in the URL'));
+  if (url.rawQuery !== '') problems.push(urlProblem(url.rawQuery, 'query parameters are not permitted in the URL'));
   return problems.length ? problems : NO_PROBLEMS;
-});
-
-const HOST_PORT = /^(\[[^\]]*\]|[^:[\]]*)(?::(\d*))?$/;
-
-const hostOf = (hostPort: string): string => HOST_PORT.exec(hostPort)?.[1]?.replace(/^\[(.*)\]$/, '$1') ?? hostPort;
-
-/** The host must be a DNS name or an IP address; a port, when given, 1..65535. */
-const hostPortError = memoizeVerdict((hostPort: string): string | undefined => {
-  const m = HOST_PORT.exec(hostPort);
-  if (!m) return `invalid host or port "${hostPort}"`;
-  const bracketed = m[1]!.startsWith('[');
-  const host = hostOf(hostPort);
-  const port = m[2];
-  if (bracketed ? isIP(host) !== 6 : isIP(host) === 0 && dns1123Subdomain(host.toLowerCase().replace(/\.$/, '')) !== undefined) {
-    return `host "${host}" is neither a DNS name nor an IP address`;
-  }
-  if (port !== undefined && port !== '' && (Number(port) < 1 || Number(port) > 65535)) return `port ${port} must be between 1 and 65535, inclusive`;
-  return undefined;
 });
 
 /**

@@ -4,6 +4,7 @@ import { add, checkClusterAffinity, checkConditions, checkUnique, child, index, 
 import { duplicate, forbidden, invalid } from '../src/field.js';
 import { dns1123Label } from '../src/checks/names.js';
 import { memoizeVerdict } from '../src/checks/memo.js';
+import { parseGoURL } from '../src/checks/go-url.js';
 import type { KindRules, RuleContext } from '../src/rule.js';
 
 const ResourceSelector = Obj({
@@ -41,21 +42,13 @@ export type ResourceRegistry = Static<typeof schema>;
 
 const BACKEND_MEMBERS = ['searchEngine', 'openSearch'] as const;
 
-const AUTHORITY = /^[A-Za-z][A-Za-z0-9+.-]*:\/\//;
-
+/** Karmada's check: Go's url.Parse, scheme http or https, a host. */
 const addressError = memoizeVerdict((address: string): string | undefined => {
   const problem = 'must be a valid http or https URL with non-empty scheme and host';
-  let url: URL;
-  try {
-    url = new URL(address);
-  } catch {
-    return problem;
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return `${problem}; the scheme is "${url.protocol.replace(/:$/, '')}"`;
-  // Go's url.Parse, which the service uses, finds a host only after `//`; the WHATWG parser
-  // also reads one from `https:host` and `https:\\host`.
-  if (!AUTHORITY.test(address)) return problem;
-  return url.hostname === '' ? problem : undefined;
+  const { url, error } = parseGoURL(address);
+  if (error !== undefined) return `${problem}; ${error}`;
+  if (url.scheme !== 'http' && url.scheme !== 'https') return `${problem}; the scheme is "${url.scheme}"`;
+  return url.host === '' ? `${problem}; the host is empty` : undefined;
 });
 
 function checkSelectors(ctx: RuleContext, selectors: unknown, path: string): void {

@@ -51,3 +51,17 @@ export function buildGoProgram(source, name, cwd) {
   rmSync(work, { recursive: true, force: true });
   return binary;
 }
+
+/**
+ * Runs a reference program that reads one JSON string per line and answers one line per input;
+ * returns its answers, in order.
+ * @param {string} binary from buildGoProgram()
+ * @param {readonly string[]} inputs
+ */
+export function askGoProgram(binary, inputs) {
+  const run = spawnSync(binary, { input: `${inputs.map((s) => JSON.stringify(s)).join('\n')}\n`, encoding: 'utf8', maxBuffer: 1 << 26 });
+  if (run.status !== 0) throw new Error(`${binary} failed: ${run.stderr}`);
+  const answers = run.stdout.split('\n').slice(0, inputs.length);
+  if (answers.length !== inputs.length) throw new Error(`${binary} answered ${answers.length} of ${inputs.length} inputs`);
+  return answers;
+}

@@ -5,11 +5,10 @@
  * below. Without Go the comparison is skipped with the reason in its title (CI sets
  * FLEETGATE_GO_TESTS_REQUIRED=1 so it fails instead).
  */
-import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { cronScheduleError } from '../../src/checks/cron.js';
-import { buildGoProgram, goUnavailable } from '../../scripts/go-lib.mjs';
+import { askGoProgram, buildGoProgram, goUnavailable } from '../../scripts/go-lib.mjs';
 import { scheduleCorpus } from './cron-corpus.js';
 
 const SOURCE = fileURLToPath(new URL('./robfig/main.go', import.meta.url));
@@ -22,11 +21,7 @@ const title = `cron schedules agree with robfig/cron${unavailable && !required ?
 /** robfig's verdict on each schedule: undefined when it parses, else its error message. */
 function robfigVerdicts(schedules: readonly string[]): (string | undefined)[] {
   if (unavailable) throw new Error(`FLEETGATE_GO_TESTS_REQUIRED=1 but ${unavailable}`);
-  const binary = buildGoProgram(SOURCE, 'robfig-cron', ROOT);
-  const run = spawnSync(binary, { input: `${schedules.map((s) => JSON.stringify(s)).join('\n')}\n`, encoding: 'utf8', maxBuffer: 1 << 26 });
-  if (run.status !== 0) throw new Error(`${binary} failed: ${run.stderr}`);
-  const lines = run.stdout.split('\n').slice(0, schedules.length);
-  expect(lines).toHaveLength(schedules.length);
+  const lines = askGoProgram(buildGoProgram(SOURCE, 'robfig-cron', ROOT), schedules);
   return lines.map((line) => (line === 'ok' ? undefined : line.replace(/^err /, '')));
 }
 

@@ -30,7 +30,10 @@ describe('Cluster', () => {
     { name: 'spec missing', edit: (o) => delete o.spec, want: [Required('spec')] },
     // apiEndpoint: the spec's forms and URLs
     ...['member1.example.com', 'member1.example.com:6443', '10.0.0.1', '10.0.0.1:6443', 'fd00::1', '2001:db8::1', '[fd00::1]:6443', 'https://member1.example.com',
-      'https://member1.example.com/k8s/a b', '1.member1.example.com', 'member1.example.com.1a'].map(
+      'https://member1.example.com/k8s/a b', '1.member1.example.com', 'member1.example.com.1a',
+      // Go's url.Parse (Karmada's check) takes these: a scheme-relative URL, escapes, an IPv6 zone, an empty query or fragment
+      '//member1.example.com:6443', 'https://member1.example.com:6443/%41', 'https://[fe80::1%25eth0]:6443', 'https://MEMBER1.example.com.:6443',
+      'https://10.0.0.1:6443?', 'https://10.0.0.1:6443#'].map(
       (endpoint): Case => ({ name: `apiEndpoint ${endpoint}`, edit: (o) => (o.spec.apiEndpoint = endpoint), want: [] }),
     ),
     ...['https://user:pw@10.0.0.1:6443', 'https://10.0.0.1:6443/#frag', 'https://10.0.0.1:6443/?q=1', 'not a host', '10.0.0.1:70000', 'fd00::1::2', 'https://',
@@ -39,7 +42,11 @@ describe('Cluster', () => {
       // Empty user information is user information to Go.
       'https://@10.0.0.1:6443', 'https://:@10.0.0.1:6443',
       // Dotted numbers that are not an address are no host name either (RFC 1123 2.1).
-      '10.0.0.256', '10.0.0.256:6443', '999.999.999.999', '6443'].map(
+      '10.0.0.256', '10.0.0.256:6443', '999.999.999.999', '6443',
+      // Go's url.Parse refuses these, which WHATWG's `new URL()` repairs or takes
+      'https://10.0.0.1:6443/%zz', 'https://member{1}.example.com', 'https://u%zz@10.0.0.1', 'https://[::1',
+      // Go takes these, the spec's hostname, IP and port do not
+      'https://10.0.0.256:6443', 'https://127.1:6443', 'https://member<1>.example.com', 'https://member_1.example.com', 'https://10.0.0.1:70000', 'https://[]:6443'].map(
       (endpoint): Case => ({ name: `apiEndpoint ${endpoint}`, edit: (o) => (o.spec.apiEndpoint = endpoint), want: [Invalid('spec.apiEndpoint')] }),
     ),
     // secrets
@@ -55,6 +62,13 @@ describe('Cluster', () => {
       (proxy): Case => ({ name: `proxyURL ${JSON.stringify(proxy)}`, edit: (o) => (o.spec.proxyURL = proxy), want: [Invalid('spec.proxyURL')] }),
     ),
     { name: 'proxyURL with credentials', edit: (o) => (o.spec.proxyURL = 'http://user:pw@proxy.internal:3128'), want: [] },
+    // Karmada checks Go's parse and the scheme, nothing of the host
+    ...['socks5://proxy.internal:99999', 'http://[fd00::1]:3128', 'https:proxy.internal'].map(
+      (proxy): Case => ({ name: `proxyURL ${JSON.stringify(proxy)}`, edit: (o) => (o.spec.proxyURL = proxy), want: [] }),
+    ),
+    ...['http://proxy%zz:3128', 'http://u p@proxy.internal:3128', 'http://proxy.internal:3128/%', 'socks4://proxy.internal:1080'].map(
+      (proxy): Case => ({ name: `proxyURL ${JSON.stringify(proxy)}`, edit: (o) => (o.spec.proxyURL = proxy), want: [Invalid('spec.proxyURL')] }),
+    ),
     { name: 'proxyHeader value not a string', edit: (o) => (o.spec.proxyHeader = { a: 1 }), want: [Invalid('spec.proxyHeader[a]')] },
     // topology
     { name: 'provider not a label value', edit: (o) => (o.spec.provider = 'aws cloud'), want: [Invalid('spec.provider')] },

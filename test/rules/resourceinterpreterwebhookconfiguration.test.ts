@@ -80,6 +80,12 @@ describe('ResourceInterpreterWebhookConfiguration', () => {
       'https://interpreter.example.com./x',
       // `svc` as an inner label of an external name is not an in-cluster service
       'https://webhook.svc.example.com/x',
+      // an empty query or fragment is none (Go's URL has RawQuery and Fragment "", as Kubernetes checks them)
+      'https://interpreter.example.com/hook#',
+      'https://interpreter.example.com/hook?',
+      // Go's parser takes these; WHATWG's `new URL()` would not
+      'https://interpreter.example.com/a%20b<c>',
+      'https://[fe80::1%25eth0]:8443/hook',
     ].map((url) => urlCase(url, [])),
     // url: rejected forms (spec errors #1, Karmada's ValidateWebhookURL)
     ...[
@@ -88,15 +94,18 @@ describe('ResourceInterpreterWebhookConfiguration', () => {
       'https://:8443/hook',
       'https://user:secret@interpreter.example.com/hook',
       'https://interpreter.example.com/hook#frag',
-      'https://interpreter.example.com/hook#',
       'https://interpreter.example.com/hook?cluster=member1',
-      'https://interpreter.example.com/hook?',
       'interpreter.example.com/hook',
       'https://inter preter.example.com/hook',
       'https://interpreter.example.com:99999/hook',
       'https://interpreter.example.com:https/hook',
       'https://[not-ipv6]/hook',
       'https://interpreter.example.com/ho\nok',
+      // Go refuses these, which WHATWG's `new URL()` would repair or take
+      ' https://interpreter.example.com/hook',
+      'https://inter{preter}.example.com/hook',
+      'https://interpreter.example.com/%zz',
+      'https://u%zz@interpreter.example.com/hook',
       // in-cluster service names: use clientConfig.service
       'https://interpreter.karmada-system.svc/hook',
       'https://interpreter.karmada-system.svc:443/hook',

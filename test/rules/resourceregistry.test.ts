@@ -66,10 +66,14 @@ describe('ResourceRegistry', () => {
     { name: 'addresses missing', edit: (o) => delete o.spec.backendStore.openSearch.addresses, want: [Required('spec.backendStore.openSearch.addresses')] },
     { name: 'addresses empty', edit: (o) => (o.spec.backendStore.openSearch.addresses = []), want: [Required('spec.backendStore.openSearch.addresses')] },
     { name: 'address empty', edit: (o) => (o.spec.backendStore.openSearch.addresses[1] = ''), want: [Required('spec.backendStore.openSearch.addresses[1]')] },
-    ...['http://10.0.0.7:9200', 'https://[fd00::7]:9200', 'https://search.example.com', 'http://opensearch:9200/prefix'].map(
+    ...['http://10.0.0.7:9200', 'https://[fd00::7]:9200', 'https://search.example.com', 'http://opensearch:9200/prefix',
+      // Go's url.Parse (Karmada's check) takes these
+      'https://search.example.com:99999', 'http://opensearch:9200/a%20b?x#y'].map(
       (address): Case => ({ name: `address ${address}`, edit: (o) => (o.spec.backendStore.openSearch.addresses[1] = address), want: [] }),
     ),
-    ...['opensearch:9200', 'ftp://opensearch:21', 'https://', '10.0.0.7:9200', 'file:///tmp/index', 'not a url', 'https:opensearch:9200', 'https:\\\\opensearch:9200'].map(
+    ...['opensearch:9200', 'ftp://opensearch:21', 'https://', '10.0.0.7:9200', 'file:///tmp/index', 'not a url', 'https:opensearch:9200', 'https:\\\\opensearch:9200',
+      // Go's url.Parse refuses these, which WHATWG's `new URL()` repairs
+      ' https://opensearch:9200', 'https://open search:9200', 'https://opensearch:9200/%zz', 'https://open{search}:9200'].map(
       (address): Case => ({ name: `address ${address}`, edit: (o) => (o.spec.backendStore.openSearch.addresses[1] = address), want: [Invalid('spec.backendStore.openSearch.addresses[1]')] }),
     ),
     { name: 'duplicate address', edit: (o) => o.spec.backendStore.openSearch.addresses.push('https://opensearch-0.search.svc:9200'), want: [Duplicate('spec.backendStore.openSearch.addresses[2]')] },
