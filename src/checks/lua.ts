@@ -6,6 +6,7 @@
  */
 import { lazyRequire } from '../lazy.js';
 import { ownCopy } from './memo.js';
+import { gopherLuaProblem, lineAndColumn, mayBeRefusedByGopherLua, type DetailedChunk } from './gopher-lua.js';
 
 const luaparse = lazyRequire<typeof import('luaparse')>('luaparse');
 
@@ -48,8 +49,9 @@ export function luaScriptError(script: string, fn: LuaFunctionSpec): string | un
 
 type Node = { type: string; [k: string]: unknown };
 
-const parse = (script: string, luaVersion: '5.1' | '5.2') =>
-  luaparse().parse(script, { luaVersion, comments: false, locations: false, ranges: false }) as unknown as { body: Node[] };
+/** `detailed` adds comments, ranges and locations, which only gopherLuaProblem() needs. */
+const parse = (script: string, luaVersion: '5.1' | '5.2', detailed = false) =>
+  luaparse().parse(script, { luaVersion, comments: detailed, locations: detailed, ranges: detailed }) as unknown as DetailedChunk;
 
 type LuaSyntaxError = Error & { index?: number };
 
@@ -66,14 +68,14 @@ const MAX_MENDED_ESCAPES = 16;
  * length, so positions hold). A script read neither way gets the first error that is not
  * about such an escape.
  */
-function parseAsGopherLua(script: string): { body: Node[] } {
+function parseAsGopherLua(script: string, detailed = false): DetailedChunk {
   try {
-    return parse(script, '5.2');
+    return parse(script, '5.2', detailed);
   } catch (err) {
     const first = err as LuaSyntaxError;
     if (!LENIENT_ESCAPE.test(first.message)) throw first;
     try {
-      return parse(script, '5.1');
+      return parse(script, '5.1', detailed);
     } catch {
       let mended = script;
       let error = first;
@@ -82,7 +84,7 @@ function parseAsGopherLua(script: string): { body: Node[] } {
         if (backslash < 0) break;
         mended = `${mended.slice(0, backslash)} ${mended.slice(backslash + 1)}`;
         try {
-          return parse(mended, '5.2');
+          return parse(mended, '5.2', detailed);
         } catch (next) {
           error = next as LuaSyntaxError;
         }
@@ -115,6 +117,13 @@ function check(script: string, fn: LuaFunctionSpec): string | undefined {
     const message = e.message.replace(/^\[\d+:\d+\]\s*/, '');
     const at = position(e);
     return at ? `Lua syntax error at line ${at.line}, column ${at.column}: ${message}` : `Lua syntax error: ${message}`;
+  }
+  if (mayBeRefusedByGopherLua(script)) {
+    const problem = gopherLuaProblem(script, parseAsGopherLua(script, true));
+    if (problem) {
+      const at = lineAndColumn(script, problem.at);
+      return `Lua syntax error at line ${at.line}, column ${at.column}: ${problem.message}`;
+    }
   }
   const signature = `${fn.name}(${fn.params.join(', ')})`;
   const definition = findGlobalFunction(chunk.body, fn.name);

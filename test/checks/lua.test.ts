@@ -33,6 +33,35 @@ describe('luaScriptError', () => {
     expect(luaScriptError('x = 1\ny = "abc\\q\nfunction Retain(d, o) goto e ::e:: return d end', retain)).toMatch(/^Lua syntax error at line 2, column \d+: unfinished string near /);
   });
 
+  // What gopher-lua refuses although Lua 5.2 (luaparse) takes it; lua-gopher.test.ts checks against gopher-lua itself.
+  const body = (lines: string) => `function Retain(d, o)\n${lines}\nreturn d\nend`;
+  const gopherOnly: [string, string, string][] = [
+    ['a hexadecimal exponent', 'local x = 0x1p4', "line 2, column 11: malformed number near '0x1p4' (Lua 5.1 has no hexadecimal fractions or exponents)"],
+    ['a hexadecimal fraction', 'local x = 0xA.8', "line 2, column 11: malformed number near '0xA.8' (Lua 5.1 has no hexadecimal fractions or exponents)"],
+    ['a statement after break', 'while true do break local y = 1 end', "line 2, column 15: 'break' must be the last statement of its block"],
+    ['two semicolons after break', 'while true do break; ; end', "line 2, column 22: 'break' must be the last statement of its block; one ';' may follow it"],
+    ['a form feed between tokens', 'local x = 1\f', 'line 2, column 12: invalid token \\f (form feed) between tokens'],
+    ['a vertical tab between tokens', 'local\vx = 1', 'line 2, column 6: invalid token \\v (vertical tab) between tokens'],
+    ['--[= that opens no long comment', '--[=x\nlocal x = 1', 'line 2, column 1: invalid multiline comment'],
+    ['( on the line after )', 'f()\n(g)()', 'line 3, column 1: ambiguous syntax (function call x new statement)'],
+    ['( on the line after a parenthesized name', 'local a = (f)\n(g)', 'line 3, column 1: ambiguous syntax (function call x new statement)'],
+    ['( after a long comment and a line break', 'f() --[[c]]\n(g)()', 'line 3, column 1: ambiguous syntax (function call x new statement)'],
+  ];
+  it.each(gopherOnly)('refuses, as gopher-lua does, %s', (_name, lines, where) => {
+    expect(luaScriptError(body(lines), retain)).toBe(`Lua syntax error at ${where}`);
+  });
+  const gopherAlso: [string, string][] = [
+    ['hexadecimal integers', 'local x = 0x1e5 + 0XFF'],
+    ['break with one semicolon', 'while true do break; end'],
+    ['break last in each branch', 'for i = 1, 2 do if i then break else break end end'],
+    ['form feed and vertical tab in strings and comments', 'x = "a\fb" -- c\vd\ny = [[e\ff]]'],
+    ['--[ then a comment, and long comments', '--[x\n--[=[ ok ]=]\nlocal x = 1 --[==[ a ]] b ]==]'],
+    ['( on the same line after )', 'f() (g)()'],
+    ['( after a line comment, whose line break gopher-lua swallows', 'f() -- c\n(g)()'],
+    ['( on the line after a name', 'local a = f\n(g)'],
+  ];
+  it.each(gopherAlso)('accepts, as gopher-lua does, %s', (_name, lines) => expect(luaScriptError(body(lines), retain)).toBeUndefined());
+
   it('requires the global function the member is for', () => {
     const missing = 'the script must define the global function Retain(desiredObj, observedObj)';
     expect(luaScriptError('x = 1', retain)).toBe(missing);

@@ -1,0 +1,47 @@
+/**
+ * Lua scripts against gopher-lua's own LoadString (test/checks/gopherlua/main.go, built with
+ * Debian's golang-github-yuin-gopher-lua-dev), which is all Karmada's webhook does with them.
+ * fleetgate must refuse every script of lua-corpus.ts gopher-lua refuses; it may refuse one
+ * gopher-lua loads only where that is no valid Lua at all (below). Without Go this is skipped
+ * with the reason in its title (CI sets FLEETGATE_GO_TESTS_REQUIRED=1 so it fails instead).
+ */
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { luaScriptError } from '../../src/checks/lua.js';
+import { askGoProgram, buildGoProgram, goUnavailable } from '../../scripts/go-lib.mjs';
+import { luaCorpus } from './lua-corpus.js';
+
+const SOURCE = fileURLToPath(new URL('./gopherlua/main.go', import.meta.url));
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const unavailable = goUnavailable(['github.com/yuin/gopher-lua'], ['golang-go', 'golang-github-yuin-gopher-lua-dev']);
+const required = process.env.FLEETGATE_GO_TESTS_REQUIRED === '1';
+if (unavailable && !required) console.warn(`[test/checks/lua-gopher] SKIPPED: ${unavailable}`);
+const title = `Lua scripts agree with gopher-lua${unavailable && !required ? ` — SKIPPED: ${unavailable}` : ''}`;
+const RETAIN = { name: 'Retain', params: ['desiredObj', 'observedObj'] };
+
+function gopherVerdicts(scripts: readonly string[]): (string | undefined)[] {
+  if (unavailable) throw new Error(`FLEETGATE_GO_TESTS_REQUIRED=1 but ${unavailable}`);
+  return askGoProgram(buildGoProgram(SOURCE, 'gopher-lua', ROOT), scripts).map((line) => (line === 'ok' ? undefined : line.replace(/^err /, '')));
+}
+
+/**
+ * gopher-lua loads these, though they are no Lua (5.1 or any other): its number scanner takes a
+ * dangling exponent (`1e`, `1.5e+`), and its table grammar repeated separators (`{1,,2}`).
+ */
+const NOT_LUA = [/\d[eE][+-]?(?!\d)/, /[,;]\s*[,;]\s*[^;]*}/];
+
+describe.skipIf(Boolean(unavailable) && !required)(title, () => {
+  it('refuses every script gopher-lua refuses, and only those, but for what is no Lua at all', () => {
+    const corpus = luaCorpus();
+    const gopher = gopherVerdicts(corpus);
+    const disagreements = corpus.flatMap((script, i) => {
+      const ours = luaScriptError(script, RETAIN);
+      const theirs = gopher[i];
+      if ((ours === undefined) === (theirs === undefined)) return [];
+      if (theirs === undefined && NOT_LUA.some((re) => re.test(script))) return [];
+      return [`${JSON.stringify(script)}: gopher-lua ${theirs ?? 'loads it'}; fleetgate ${ours ?? 'accepts'}`];
+    });
+    expect(corpus.length).toBeGreaterThan(1500);
+    expect(disagreements).toEqual([]);
+  });
+});
