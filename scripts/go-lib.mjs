@@ -57,9 +57,10 @@ export function buildGoProgram(source, name, cwd) {
  * returns its answers, in order.
  * @param {string} binary from buildGoProgram()
  * @param {readonly string[]} inputs
+ * @param {readonly string[]} [args] command-line arguments
  */
-export function askGoProgram(binary, inputs) {
-  const run = spawnSync(binary, { input: `${inputs.map((s) => JSON.stringify(s)).join('\n')}\n`, encoding: 'utf8', maxBuffer: 1 << 26 });
+export function askGoProgram(binary, inputs, args = []) {
+  const run = spawnSync(binary, [...args], { input: `${inputs.map((s) => JSON.stringify(s)).join('\n')}\n`, encoding: 'utf8', maxBuffer: 1 << 26 });
   if (run.status !== 0) throw new Error(`${binary} failed: ${run.stderr}`);
   const answers = run.stdout.split('\n').slice(0, inputs.length);
   if (answers.length !== inputs.length) throw new Error(`${binary} answered ${answers.length} of ${inputs.length} inputs`);

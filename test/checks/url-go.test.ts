@@ -1,6 +1,6 @@
 /**
  * URLs against Go's net/url, which the control plane's components parse them with
- * (test/checks/gourl/main.go, built with Debian's Go). Two comparisons over url-corpus.ts:
+ * (test/checks/gostdlib/main.go, built with Debian's Go). Two comparisons over url-corpus.ts:
  *  - parseGoURL() gives Go's verdict, scheme, host and error for every URL;
  *  - the four URL fields (Cluster apiEndpoint and proxyURL, the interpreter webhook url,
  *    ResourceRegistry addresses) never accept a URL Karmada's check refuses, and refuse one it
@@ -19,7 +19,7 @@ import { registry } from '../fixtures/resourceregistry.js';
 import { changed } from '../helpers.js';
 import { urlCorpus } from './url-corpus.js';
 
-const SOURCE = fileURLToPath(new URL('./gourl/main.go', import.meta.url));
+const SOURCE = fileURLToPath(new URL('./gostdlib/main.go', import.meta.url));
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const unavailable = goUnavailable([], ['golang-go']);
 const required = process.env.FLEETGATE_GO_TESTS_REQUIRED === '1';
@@ -35,7 +35,7 @@ interface GoVerdicts {
 
 function goVerdicts(urls: readonly string[]): GoVerdicts[] {
   if (unavailable) throw new Error(`FLEETGATE_GO_TESTS_REQUIRED=1 but ${unavailable}`);
-  const lines = askGoProgram(buildGoProgram(SOURCE, 'go-url', ROOT), urls);
+  const lines = askGoProgram(buildGoProgram(SOURCE, 'go-stdlib', ROOT), urls, ['-mode', 'url']);
   return lines.map((line) => {
     const [parse = '', ...verdicts] = line.split('\t');
     return { parse, fields: Object.fromEntries(FIELDS.map((f, i) => [f, verdicts[i] ?? ''])) as Record<Field, string> };

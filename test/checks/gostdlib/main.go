@@ -1,22 +1,31 @@
-// The reference for test/checks/url-go.test.ts: Go's net/url.Parse, and Karmada's checks on top
-// of it for the four URL fields fleetgate validates (karmada-parity.md):
+// References from Go's standard library, as the control plane's components use it, one mode per test:
+//
+// -mode time (test/checks/date-time-go.test.ts): time.Parse(time.RFC3339, s), which is how
+// metav1.Time reads every timestamp of an object. One line per input, "ok" or "err <message>".
+//
+// -mode url (test/checks/url-go.test.ts): net/url.Parse, and Karmada's checks on top of it for
+// the four URL fields fleetgate validates (karmada-parity.md):
 //
 //	apiEndpoint  Cluster spec.apiEndpoint: parses, has a host, no user info, query or fragment
 //	proxyURL     Cluster spec.proxyURL: parses, scheme http, https or socks5
 //	webhookURL   interpreter webhook clientConfig.url (Kubernetes ValidateWebhookURL, https forced)
 //	address      ResourceRegistry backendStore addresses: parses, scheme http or https, a host
 //
-// Input: one JSON string per line. Output: one line per input with five verdicts, tab-separated:
-// the parse ("ok <scheme> <host>" or "err <message>"), then "ok" or "err <reason>" for each field.
+// One line per input with five verdicts, tab-separated: the parse ("ok <scheme> <host>" or
+// "err <message>"), then "ok" or "err <reason>" for each field.
+//
+// Input: one JSON string per line.
 package main
 
 import (
 	"bufio"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"net/url"
 	"os"
 	"strings"
+	"time"
 )
 
 func karmadaEndpoint(u *url.URL) string {
@@ -67,7 +76,16 @@ func verdicts(raw string) []string {
 	return out
 }
 
+func timeVerdict(raw string) string {
+	if _, err := time.Parse(time.RFC3339, raw); err != nil {
+		return "err " + err.Error()
+	}
+	return "ok"
+}
+
 func main() {
+	mode := flag.String("mode", "url", "url or time")
+	flag.Parse()
 	in := bufio.NewScanner(os.Stdin)
 	in.Buffer(make([]byte, 1<<20), 1<<20)
 	out := bufio.NewWriter(os.Stdout)
@@ -78,7 +96,10 @@ func main() {
 			fmt.Fprintf(out, "err input is not a JSON string\n")
 			continue
 		}
-		line := strings.Join(verdicts(raw), "\t")
+		line := timeVerdict(raw)
+		if *mode == "url" {
+			line = strings.Join(verdicts(raw), "\t")
+		}
 		fmt.Fprintln(out, strings.ReplaceAll(line, "\n", " "))
 	}
 }
