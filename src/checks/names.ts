@@ -179,16 +179,29 @@ function fullyQualifiedDomainNameProblem(value: string): string | undefined {
 }
 
 /**
- * An address as Kubernetes reads one, with ParseIPSloppy (Go 1.16's net.ParseIP): IPv4 octets
- * may carry any number of leading zeros (`010.0.0.1`, `10.0.0.0001`), which node's isIP
- * refuses; an IPv6 zone (`fe80::1%eth0`), which node accepts, is not an address.
+ * An address as Kubernetes reads one, with ParseIPSloppy (Go 1.16's net.ParseIP): numbers may
+ * carry any number of leading zeros, which node's isIP refuses: IPv4 octets (`010.0.0.1`), IPv6
+ * groups (`00001::`) and the IPv4 tail of an IPv6 address (`::ffff:010.0.0.1`). An IPv6 zone
+ * (`fe80::1%eth0`), which node accepts, is not an address. test/checks/ip-sloppy.test.ts holds
+ * this to ParseIPSloppy itself.
  */
 export function isIPSloppy(value: string): boolean {
   if (value.includes('%')) return false;
-  return isIP(value) !== 0 || (SLOPPY_IPV4.test(value) && value.split('.').every((octet) => Number(octet) <= 255));
+  if (isIP(value) !== 0) return true;
+  if (SLOPPY_IPV4.test(value)) return isSloppyIPv4(value);
+  // Without the leading zeros, the address must be one node's isIP takes.
+  if (!value.includes(':')) return false;
+  const groups = value.split(':');
+  const last = groups.length - 1;
+  const plain = groups.map((group, i) => {
+    if (i === last && SLOPPY_IPV4.test(group)) return isSloppyIPv4(group) ? group.split('.').map(Number).join('.') : '-';
+    return /^[0-9A-Fa-f]+$/.test(group) ? group.replace(/^0+(?=.)/, '') : group;
+  });
+  return isIP(plain.join(':')) === 6;
 }
 
 const SLOPPY_IPV4 = /^\d+(?:\.\d+){3}$/;
+const isSloppyIPv4 = (value: string): boolean => value.split('.').every((octet) => Number(octet) <= 255);
 
 export const ipAddress = memoizeVerdict(ipAddressProblem, { longestKey: 45 });
 

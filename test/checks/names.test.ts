@@ -76,11 +76,13 @@ describe('fullyQualifiedDomainName', () => {
 });
 
 describe('ipAddress', () => {
-  // Kubernetes parses with ParseIPSloppy: leading zeros in IPv4 octets are fine, a value past 255 is not.
+  // Kubernetes parses with ParseIPSloppy: leading zeros in IPv4 octets and IPv6 groups are fine, a value past 255 or ffff is not.
   table(
     names.ipAddress,
-    ['10.9.8.7', '0.0.0.0', '2001:db8::ffff', '::1', '::ffff:10.0.0.1', '010.009.008.007', '10.0.0.0001'],
-    ['', '10.0.0', '10.0.0.256', '10.0.0.0256', 'example.com', '2001:db8::g', 'fe80::1%eth0', '10.0.0.1:80', '10.0.0.1.5'],
+    ['10.9.8.7', '0.0.0.0', '2001:db8::ffff', '::1', '::ffff:10.0.0.1', '010.009.008.007', '10.0.0.0001',
+      '00001::', '2001:0db8:00000000001::1', '::ffff:010.0.0.1', '::0000000001.2.3.4'],
+    ['', '10.0.0', '10.0.0.256', '10.0.0.0256', 'example.com', '2001:db8::g', 'fe80::1%eth0', '10.0.0.1:80', '10.0.0.1.5',
+      '12345::', '000012345::', '::ffff:010.0.0.256', '::ffff:1.2.3', '1:2:3:4:5:6:7:00001:9'],
   );
 });
 
