@@ -17,7 +17,9 @@ const ResourceIdentifier = Obj({
   group: Opt(Str()),
   version: ReqStr(),
   kind: ReqStr(),
-  resource: ReqStr(),
+  // Required as a key, as in Karmada's CRD: its work-status controller writes every identifier
+  // with `resource: ""` (it never looks the resource up), so an empty one must pass.
+  resource: Str(),
   namespace: Opt(Str()),
   name: ReqStr(),
 });

@@ -63,16 +63,22 @@ const END_RESULTS = ['Successful', 'Failed'];
 function validateStatus(rebalancer: WorkloadRebalancer, ctx: RuleContext): void {
   const status = record(rebalancer.status);
   // States and transitions: the rebalancer finishes (finishTime is set) once every workload has ended.
-  const finished = status.finishTime !== undefined && status.finishTime !== null;
+  // Judged when this write sets or changes finishTime. Karmada's controller keeps a stored
+  // finishTime while it retries a workload added since (its result still empty), and that
+  // write must not be refused.
+  const finishing = status.finishTime !== undefined && status.finishTime !== null && status.finishTime !== storedFinishTime(ctx);
   list(status.observedWorkloads).forEach((o, i) => {
     const path = index('status.observedWorkloads', i);
     checkNamespace(ctx, record(o).workload, child(path, 'workload'));
-    if (finished && isRecord(o)) checkEnded(ctx, o.result, child(path, 'result'));
+    if (finishing && isRecord(o)) checkEnded(ctx, o.result, child(path, 'result'));
   });
 }
 
+const storedFinishTime = (ctx: RuleContext): unknown =>
+  ctx.oldObject === undefined ? undefined : record(record(ctx.oldObject).status).finishTime;
+
 function checkEnded(ctx: RuleContext, result: unknown, path: string): void {
-  const why = 'status.finishTime is set, so every workload must have ended Successful or Failed';
+  const why = 'status.finishTime is set by this write, so every workload must have ended Successful or Failed';
   if (result === undefined || result === '') add(ctx, required(path, why));
   else if (isString(result) && !END_RESULTS.includes(result)) add(ctx, invalid(path, result, why));
 }

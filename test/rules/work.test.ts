@@ -87,10 +87,15 @@ describe('Work', () => {
     { name: 'duplicate condition type', edit: (o) => (o.status.conditions[1].type = 'Applied'), want: [Duplicate('status.conditions[1].type')] },
     // manifest statuses
     { name: 'manifest status without identifier', edit: (o) => delete o.status.manifestStatuses[0].identifier, want: [Required('status.manifestStatuses[0].identifier')] },
-    ...(['kind', 'name', 'resource', 'version'] as const).flatMap((field): Case[] => [
-      { name: `identifier without ${field}`, edit: (o) => delete o.status.manifestStatuses[0].identifier[field], want: [Required(`status.manifestStatuses[0].identifier.${field}`)] },
-      { name: `identifier with empty ${field}`, edit: (o) => (o.status.manifestStatuses[1].identifier[field] = ''), want: [Required(`status.manifestStatuses[1].identifier.${field}`)] },
-    ]),
+    ...(['kind', 'name', 'resource', 'version'] as const).map((field): Case => (
+      { name: `identifier without ${field}`, edit: (o) => delete o.status.manifestStatuses[0].identifier[field], want: [Required(`status.manifestStatuses[0].identifier.${field}`)] }
+    )),
+    ...(['kind', 'name', 'version'] as const).map((field): Case => (
+      { name: `identifier with empty ${field}`, edit: (o) => (o.status.manifestStatuses[1].identifier[field] = ''), want: [Required(`status.manifestStatuses[1].identifier.${field}`)] }
+    )),
+    // Karmada's work-status controller writes every identifier so: the key present, the value empty.
+    { name: 'identifier with empty resource', edit: (o) => (o.status.manifestStatuses[1].identifier.resource = ''), want: [] },
+    { name: 'identifier resource not a string', edit: (o) => (o.status.manifestStatuses[1].identifier.resource = 5), want: [Invalid('status.manifestStatuses[1].identifier.resource')] },
     { name: 'identifier without ordinal', edit: (o) => delete o.status.manifestStatuses[0].identifier.ordinal, want: [Required('status.manifestStatuses[0].identifier.ordinal')] },
     { name: 'identifier with negative ordinal', edit: (o) => (o.status.manifestStatuses[0].identifier.ordinal = -1), want: [Invalid('status.manifestStatuses[0].identifier.ordinal')] },
     { name: 'identifier with fractional ordinal', edit: (o) => (o.status.manifestStatuses[0].identifier.ordinal = 0.5), want: [Invalid('status.manifestStatuses[0].identifier.ordinal')] },

@@ -92,6 +92,22 @@ describe('WorkloadRebalancer', () => {
     expectCauses(statusWrite, [Invalid('status.observedWorkloads[0].workload.namespace')], { operation: 'UPDATE', subResource: 'status', oldObject: rebalancer });
   });
 
+  it('judges finishTime where a write sets or changes it, not where it keeps the stored one', () => {
+    const status = { operation: 'UPDATE', subResource: 'status', oldObject: rebalancer } as const;
+    // Karmada's controller retrying a workload added after the rebalancer finished keeps the stored finishTime.
+    const retrying = changed(rebalancer, (o) => o.status.observedWorkloads.push({ workload: { apiVersion: 'apps/v1', kind: 'Deployment', namespace: 'shop', name: 'cart' } }));
+    expectCauses(retrying, [], status);
+    // A write that moves finishTime while a workload has not ended is refused.
+    const moved = changed(retrying, (o) => (o.status.finishTime = '2026-11-21T08:05:00Z'));
+    expectCauses(moved, [Required('status.observedWorkloads[3].result')], status);
+    const unfinished = changed(rebalancer, (o) => delete o.status.finishTime);
+    const setting = changed(rebalancer, (o) => (o.status.observedWorkloads[1].result = 'Pending'));
+    const denied = validate(setting, { ...status, oldObject: unfinished });
+    expect(denied.causes.map((c) => c.message)).toEqual([
+      'Invalid value: "Pending": status.finishTime is set by this write, so every workload must have ended Successful or Failed',
+    ]);
+  });
+
   it('allows the spec to change on UPDATE', () => {
     expectCauses(changed(rebalancer, (o) => o.spec.workloads.pop()), [], { operation: 'UPDATE', oldObject: rebalancer });
   });
