@@ -4,6 +4,7 @@
  * ajv's error objects are turned into causes here and nowhere else.
  */
 import { createRequire } from 'node:module';
+import { isDeepStrictEqual } from 'node:util';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { unescapeToken } from 'rfc6902/pointer.js';
 import { child, forbidden, index, invalid, key, notSupported, required, tooLong, tooMany, type Cause } from './field.js';
@@ -75,12 +76,19 @@ export interface SchemaResult {
   causes: Cause[];
   /** Paths of fields the schema does not know. */
   unknownFields: string[];
+  /** Causes in values an UPDATE leaves as they were stored (see `stored` of checkSchema). */
+  kept: Cause[];
 }
 
-/** Runs the schema pass, with `validateFn` compiled from `schema` (by default, compiled here). */
-export function checkSchema(schema: object, data: unknown, validateFn: ValidateFunction = compile(schema)): SchemaResult {
-  if (validateFn(data)) return { causes: [], unknownFields: [] };
-  return toCauses(schema, data, validateFn.errors ?? []);
+/**
+ * Runs the schema pass, with `validateFn` compiled from `schema` (by default, compiled here).
+ * With `stored` (the object an UPDATE replaces), a value that breaks the schema but is exactly as
+ * stored is not this write's mistake: its cause goes to `kept`, as Kubernetes' CRD validation
+ * ratchets unchanged values. A missing required field is never kept.
+ */
+export function checkSchema(schema: object, data: unknown, validateFn: ValidateFunction = compile(schema), stored?: unknown): SchemaResult {
+  if (validateFn(data)) return { causes: [], unknownFields: [], kept: [] };
+  return toCauses(schema, data, validateFn.errors ?? [], stored);
 }
 
 type JsonSchema = {
@@ -194,13 +202,14 @@ function asStrings(values: readonly unknown[]): string[] {
   return strings;
 }
 
-function toCauses(rootSchema: object, data: unknown, errors: ErrorObject[]): SchemaResult {
-  const causes: Cause[] = [];
+function toCauses(rootSchema: object, data: unknown, errors: ErrorObject[], stored: unknown): SchemaResult {
+  const all: Cause[] = [];
   const unknownFields: string[] = [];
+  const keptPaths = new Set<string>();
   for (const e of errors) {
     const path = pointerToPath(rootSchema, e.instancePath);
     if (e.keyword === 'required') {
-      causes.push(required(child(path, (e.params as { missingProperty: string }).missingProperty)));
+      all.push(required(child(path, (e.params as { missingProperty: string }).missingProperty)));
       continue;
     }
     if (e.keyword === 'additionalProperties') {
@@ -208,22 +217,23 @@ function toCauses(rootSchema: object, data: unknown, errors: ErrorObject[]): Sch
       continue;
     }
     const value = resolvePointer(data, e.instancePath);
+    if (stored !== undefined && isDeepStrictEqual(value, resolvePointer(stored, e.instancePath))) keptPaths.add(path);
     switch (e.keyword) {
       case 'type':
         // `field:` with no value is null in YAML: for a required field that is a missing value.
         if (value === null && isRequiredProperty(rootSchema, e.instancePath)) {
           // A list that must not be empty says so, as for `[]`.
           const at = schemaAt(rootSchema, e.instancePath) as { minItems?: number } | undefined;
-          causes.push((at?.minItems ?? 0) >= 1 ? required(path, 'must have at least one item') : required(path));
-        } else causes.push(invalid(path, value, `must be of type ${describeType((e.params as { type: string | string[] }).type)}`));
+          all.push((at?.minItems ?? 0) >= 1 ? required(path, 'must have at least one item') : required(path));
+        } else all.push(invalid(path, value, `must be of type ${describeType((e.params as { type: string | string[] }).type)}`));
         break;
       case 'enum':
         // An empty required enum field is missing, as for any required string (Kubernetes reports `Required value`).
-        if (value === '' && isRequiredProperty(rootSchema, e.instancePath)) causes.push(required(path));
-        else causes.push(notSupported(path, value, asStrings((e.params as { allowedValues: unknown[] }).allowedValues)));
+        if (value === '' && isRequiredProperty(rootSchema, e.instancePath)) all.push(required(path));
+        else all.push(notSupported(path, value, asStrings((e.params as { allowedValues: unknown[] }).allowedValues)));
         break;
       case 'const':
-        causes.push(notSupported(path, value, [String((e.params as { allowedValue: unknown }).allowedValue)]));
+        all.push(notSupported(path, value, [String((e.params as { allowedValue: unknown }).allowedValue)]));
         break;
       case 'minimum':
       case 'maximum': {
@@ -233,41 +243,44 @@ function toCauses(rootSchema: object, data: unknown, errors: ErrorObject[]): Sch
         const minimum = e.keyword === 'minimum' ? limit : at?.minimum;
         const maximum = e.keyword === 'maximum' ? limit : at?.maximum;
         if (minimum !== undefined && maximum !== undefined) {
-          causes.push(invalid(path, value, `must be between ${minimum} and ${maximum}, inclusive`));
+          all.push(invalid(path, value, `must be between ${minimum} and ${maximum}, inclusive`));
         } else if (e.keyword === 'minimum') {
-          causes.push(invalid(path, value, `must be greater than or equal to ${minimum}`));
+          all.push(invalid(path, value, `must be greater than or equal to ${minimum}`));
         } else {
-          causes.push(invalid(path, value, `must be less than or equal to ${maximum}`));
+          all.push(invalid(path, value, `must be less than or equal to ${maximum}`));
         }
         break;
       }
       case 'minLength': {
         const limit = (e.params as { limit: number }).limit;
-        causes.push(limit === 1 ? required(path) : invalid(path, value, `must be at least ${limit} characters`));
+        all.push(limit === 1 ? required(path) : invalid(path, value, `must be at least ${limit} characters`));
         break;
       }
       case 'maxLength':
-        causes.push(tooLong(path, (e.params as { limit: number }).limit));
+        all.push(tooLong(path, (e.params as { limit: number }).limit));
         break;
       case 'minItems': {
         const limit = (e.params as { limit: number }).limit;
-        causes.push(limit === 1 ? required(path, 'must have at least one item') : invalid(path, value, `must have at least ${limit} items`));
+        all.push(limit === 1 ? required(path, 'must have at least one item') : invalid(path, value, `must have at least ${limit} items`));
         break;
       }
       case 'maxItems':
-        causes.push(tooMany(path, Array.isArray(value) ? value.length : 0, (e.params as { limit: number }).limit));
+        all.push(tooMany(path, Array.isArray(value) ? value.length : 0, (e.params as { limit: number }).limit));
         break;
       case 'format': {
         const format = (e.params as { format: string }).format;
         const check = formatChecks[format];
-        causes.push(invalid(path, value, (typeof value === 'string' && check?.(value)) || `must be a valid ${format}`));
+        all.push(invalid(path, value, (typeof value === 'string' && check?.(value)) || `must be a valid ${format}`));
         break;
       }
       default:
-        causes.push(invalid(path, value, `does not satisfy the schema's ${e.keyword}`));
+        all.push(invalid(path, value, `does not satisfy the schema's ${e.keyword}`));
     }
   }
-  return { causes: causes.length > 1 ? withoutEchoes(causes, errors, rootSchema) : causes, unknownFields };
+  const causes = all.length > 1 ? withoutEchoes(all, errors, rootSchema) : all;
+  if (keptPaths.size === 0) return { causes, unknownFields, kept: [] };
+  // A Required cause is at the missing field's path, which no kept value has.
+  return { causes: causes.filter((c) => !keptPaths.has(c.field)), unknownFields, kept: causes.filter((c) => keptPaths.has(c.field)) };
 }
 
 /** The causes without those that only repeat another mistake at the same field. */

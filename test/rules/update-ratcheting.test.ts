@@ -1,0 +1,62 @@
+/**
+ * UPDATE judges what the write changes. A value that breaks the schema but is exactly as stored
+ * is a warning, not a denial (Kubernetes ratchets CRD validation the same way), and a status the
+ * write leaves as stored is not judged: the API server restores it on every main-resource write,
+ * and Karmada's controllers must be able to update objects stored before fleetgate, or before a
+ * rule changed.
+ */
+import { describe, expect, it } from 'vitest';
+import { validate } from '../../src/validate.js';
+import { cluster } from '../fixtures/cluster.js';
+import { binding } from '../fixtures/clusterresourcebinding.js';
+import { work } from '../fixtures/work.js';
+import { changed, Duplicate, expectCauses, NotSupported, Required } from '../helpers.js';
+
+describe('UPDATE of an object stored with a mistake', () => {
+  const storedCluster = changed(cluster, (o) => (o.spec.syncMode = 'Both'));
+  const addTaint = (o: any) => o.spec.taints.push({ key: 'maintenance-window', effect: 'NoSchedule' });
+
+  it('allows a write that leaves the bad value as stored, and says so', () => {
+    const result = validate(changed(storedCluster, addTaint), { operation: 'UPDATE', oldObject: storedCluster });
+    expect(result.causes).toEqual([]);
+    expect(result.warnings).toContain(
+      'spec.syncMode: Unsupported value: "Both": supported values: "Push", "Pull" (as stored: this update does not change it, so it is not refused)',
+    );
+  });
+
+  it('refuses the same value when the write sets it, on CREATE or UPDATE', () => {
+    expectCauses(storedCluster, [NotSupported('spec.syncMode')]);
+    expectCauses(storedCluster, [NotSupported('spec.syncMode')], { operation: 'UPDATE', oldObject: cluster });
+    expectCauses(changed(storedCluster, (o) => (o.spec.syncMode = 'Neither')), [NotSupported('spec.syncMode')], { operation: 'UPDATE', oldObject: storedCluster });
+  });
+
+  it('never keeps a missing required field', () => {
+    const storedWithout = changed(cluster, (o) => delete o.spec.syncMode);
+    expectCauses(changed(storedWithout, addTaint), [Required('spec.syncMode')], { operation: 'UPDATE', oldObject: storedWithout });
+  });
+
+  it('keeps an enum value a newer schema dropped, as after an upgrade', () => {
+    const stored = changed(binding, (o) => (o.spec.gracefulEvictionTasks = [{ fromCluster: 'member1', reason: 'TaintUntolerated', producer: 'taint-manager', purgeMode: 'Graciously' }]));
+    const rescheduled = changed(stored, (o) => (o.spec.clusters = [{ name: 'member2', replicas: 2 }]));
+    const result = validate(rescheduled, { operation: 'UPDATE', oldObject: stored });
+    expect(result.causes).toEqual([]);
+    expect(result.warnings.some((w) => w.startsWith('spec.gracefulEvictionTasks[0].purgeMode: Unsupported value: "Graciously"'))).toBe(true);
+  });
+});
+
+describe('UPDATE that leaves the status as stored', () => {
+  // Two conditions of one type: refused wherever a write records them.
+  const badStatus = changed(work, (o) => (o.status.conditions[1].type = o.status.conditions[0].type));
+
+  it('does not judge the status on a main-resource write', () => {
+    const specChange = changed(badStatus, (o) => (o.spec.suspendDispatching = true));
+    expectCauses(specChange, [], { operation: 'UPDATE', oldObject: badStatus });
+  });
+
+  it('judges it where the write changes it', () => {
+    const reason = changed(badStatus, (o) => (o.status.conditions[0].reason = 'AppliedFailed'));
+    expectCauses(reason, [Duplicate('status.conditions[1].type')], { operation: 'UPDATE', oldObject: badStatus, subResource: 'status' });
+    expectCauses(badStatus, [Duplicate('status.conditions[1].type')], { operation: 'UPDATE', oldObject: work, subResource: 'status' });
+    expectCauses(badStatus, [Duplicate('status.conditions[1].type')]);
+  });
+});
