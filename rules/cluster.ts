@@ -4,7 +4,7 @@ import {
   Arr, Bool, Condition, Enum, INT32_MAX, Int32, LocalSecretReference, Obj, Opt, QuantityMap, Quantity, ReqStr, Str, StrList, StringMap, Taint, envelope,
   type Static,
 } from './_shared/schema.js';
-import { add, checkConditions, checkTaintsUnique, checkUnique, child, index, isRecord, isString, list, record } from './_shared/checks.js';
+import { add, addUnlessStored, checkConditions, checkTaintsUnique, checkUnique, child, index, isRecord, isString, list, record } from './_shared/checks.js';
 import { duplicate, forbidden, invalid } from '../src/field.js';
 import { clusterName } from '../src/checks/names.js';
 import { compareQuantity, parseQuantity, type Quantity as Q } from '../src/checks/quantity.js';
@@ -90,16 +90,20 @@ const proxyURLError = memoizeVerdict((proxy: string): string | undefined => {
   return undefined;
 });
 
+const storedSpec = (field: string) => (old: Record<string, unknown>): unknown => record(old.spec)[field];
+
 function validate(cluster: Cluster, ctx: RuleContext): void {
   const spec = record(cluster.spec);
   const path = 'spec';
+  // `karmadactl join` copies the kubeconfig's server; a Cluster stored with one Karmada took must
+  // stay writable by its controllers (taints, finalizers), so a kept endpoint only warns.
   if (isString(spec.apiEndpoint) && spec.apiEndpoint !== '') {
     const problem = apiEndpointError(spec.apiEndpoint);
-    if (problem) add(ctx, invalid(child(path, 'apiEndpoint'), spec.apiEndpoint, problem));
+    if (problem) addUnlessStored(ctx, invalid(child(path, 'apiEndpoint'), spec.apiEndpoint, problem), spec.apiEndpoint, storedSpec('apiEndpoint'));
   }
   if (isString(spec.proxyURL) && spec.proxyURL !== '') {
     const problem = proxyURLError(spec.proxyURL);
-    if (problem) add(ctx, invalid(child(path, 'proxyURL'), spec.proxyURL, problem));
+    if (problem) addUnlessStored(ctx, invalid(child(path, 'proxyURL'), spec.proxyURL, problem), spec.proxyURL, storedSpec('proxyURL'));
   }
   if (isString(spec.zone) && spec.zone !== '') {
     ctx.warnings.push('spec.zone is deprecated and never used; use spec.zones');

@@ -119,6 +119,11 @@ export function formatCause(cause: Cause): string {
   return cause.field ? `${cause.field}: ${cause.message}` : cause.message;
 }
 
+/** The warning that replaces a cause in a value an UPDATE leaves as stored. */
+export function keptWarning(cause: Cause): string {
+  return `${formatCause(cause)} (as stored: this update does not change it, so it is not refused)`;
+}
+
 /** Like `ErrorList.ToAggregate().Error()`: one error alone, several as `[e1, e2]`, duplicates dropped. */
 export function aggregate(causes: readonly Cause[]): string {
   const lines = [...new Set(causes.map(formatCause))];

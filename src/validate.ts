@@ -3,7 +3,7 @@
  * path: identify the kind → schema pass → metadata → the kind's rules → context
  * rules through the injected lookups.
  */
-import { invalid, notSupported, type Cause } from './field.js';
+import { invalid, keptWarning, notSupported, type Cause } from './field.js';
 import { checkSchema, kindValidator, unknownFieldCause } from './schema.js';
 import { checkMetadata, checkMetadataUpdate } from './metadata.js';
 import { DEFAULT_GROUP_DOMAIN, apiVersion, rulesFor, supportedKinds } from '../rules/index.js';
@@ -72,7 +72,7 @@ export function validate(object: unknown, options: ValidateOptions = {}): MaybeP
   const schemaCauses = statusOnly ? schema.causes.filter((c) => inStatusWrite(c.field)) : schema.causes;
   for (const cause of schemaCauses) ctx.causes.push(cause);
   for (const cause of statusOnly ? schema.kept.filter((c) => inStatusWrite(c.field)) : schema.kept) {
-    ctx.warnings.push(`${cause.field}: ${cause.message} (as stored: this update does not change it, so it is not refused)`);
+    ctx.warnings.push(keptWarning(cause));
   }
   const unknownFields = statusOnly ? schema.unknownFields.filter(inStatusWrite) : schema.unknownFields;
   for (const path of unknownFields) {

@@ -3,7 +3,7 @@
  * found problems (so every cause is reported at once), which is why they read
  * values through these defensive accessors instead of trusting the types.
  */
-import { child, duplicate, index, invalid, key, required, forbidden, type Cause } from '../../src/field.js';
+import { child, duplicate, index, invalid, keptWarning, key, required, forbidden, type Cause } from '../../src/field.js';
 import { labelValue, qualifiedName } from '../../src/checks/names.js';
 import type { RuleContext } from '../../src/rule.js';
 import { isRecord } from '../../src/is.js';
@@ -19,6 +19,15 @@ export const isInt = (v: unknown): v is number => typeof v === 'number' && Numbe
 
 export const add = (ctx: RuleContext, cause: Cause): void => {
   ctx.causes.push(cause);
+};
+
+/**
+ * For a check that depends on one value alone: on an UPDATE that leaves that value as stored,
+ * the cause is a warning, as the schema pass ratchets unchanged values (see checkSchema).
+ */
+export const addUnlessStored = (ctx: RuleContext, cause: Cause, value: unknown, storedValue: (old: Record<string, unknown>) => unknown): void => {
+  if (ctx.operation === 'UPDATE' && isRecord(ctx.oldObject) && storedValue(ctx.oldObject) === value) ctx.warnings.push(keptWarning(cause));
+  else ctx.causes.push(cause);
 };
 
 /**

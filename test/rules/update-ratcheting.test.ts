@@ -10,7 +10,7 @@ import { validate } from '../../src/validate.js';
 import { cluster } from '../fixtures/cluster.js';
 import { binding } from '../fixtures/clusterresourcebinding.js';
 import { work } from '../fixtures/work.js';
-import { changed, Duplicate, expectCauses, NotSupported, Required } from '../helpers.js';
+import { changed, Duplicate, expectCauses, Invalid, NotSupported, Required } from '../helpers.js';
 
 describe('UPDATE of an object stored with a mistake', () => {
   const storedCluster = changed(cluster, (o) => (o.spec.syncMode = 'Both'));
@@ -33,6 +33,17 @@ describe('UPDATE of an object stored with a mistake', () => {
   it('never keeps a missing required field', () => {
     const storedWithout = changed(cluster, (o) => delete o.spec.syncMode);
     expectCauses(changed(storedWithout, addTaint), [Required('spec.syncMode')], { operation: 'UPDATE', oldObject: storedWithout });
+  });
+
+  it('keeps a Cluster endpoint Karmada took and the spec does not, while the controllers update the Cluster', () => {
+    const joined = changed(cluster, (o) => (o.spec.apiEndpoint = 'https://my_cluster.corp.local:6443'));
+    const tainted = validate(changed(joined, addTaint), { operation: 'UPDATE', oldObject: joined });
+    expect(tainted.causes).toEqual([]);
+    expect(tainted.warnings).toEqual([
+      'spec.apiEndpoint: Invalid value: "https://my_cluster.corp.local:6443": host "my_cluster.corp.local" is neither a DNS name nor an IP address; desired format: hostname, hostname:port, IP or IP:port (as stored: this update does not change it, so it is not refused)',
+    ]);
+    expectCauses(joined, [Invalid('spec.apiEndpoint')]);
+    expectCauses(changed(joined, (o) => (o.spec.apiEndpoint = 'https://other_cluster.corp.local:6443')), [Invalid('spec.apiEndpoint')], { operation: 'UPDATE', oldObject: joined });
   });
 
   it('keeps an enum value a newer schema dropped, as after an upgrade', () => {
