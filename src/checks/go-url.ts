@@ -145,7 +145,8 @@ function unescape(s: string, mode: EscapeMode): string | { error: string } {
       if (!/^%[0-9A-Fa-f]{2}$/.test(escape)) return { error: `invalid URL escape ${goQuote(escape)}` };
       const byte = parseInt(escape.slice(1), 16);
       if (mode === 'host' && byte < 0x80 && escape !== '%25') return { error: `invalid URL escape ${goQuote(escape)}` };
-      if (mode === 'zone' && escape !== '%25' && byte !== 0x20 && byte < 0x80 && hostNeedsEscape(String.fromCharCode(byte))) {
+      // Go's shouldEscape(v, encodeHost) is true for every byte past ASCII.
+      if (mode === 'zone' && escape !== '%25' && byte !== 0x20 && (byte >= 0x80 || hostNeedsEscape(String.fromCharCode(byte)))) {
         return { error: `invalid URL escape ${goQuote(escape)}` };
       }
       out += String.fromCharCode(byte);

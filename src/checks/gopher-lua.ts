@@ -5,8 +5,9 @@
  *  - hexadecimal fractions and exponents (`0x1p4`, `0xA.8`): its number scanner stops at them;
  *  - `break` before the end of its block: as in Lua 5.1, `break` is a block's last statement;
  *  - form feed and vertical tab between tokens: it skips only spaces, tabs and line breaks;
- *  - `--[=` not opening a long bracket: it reads any `--[=` as the start of one;
- *  - a `(` on a new line right after a `)`: "ambiguous syntax (function call x new statement)".
+ *  - `--[=` not opening a long bracket: it reads any `--[=` as the start of one.
+ * (Its "ambiguous syntax" for a `(` on the line after a `)` is not among them: the gopher-lua
+ * Karmada runs resets that flag on every token, so the error never fires; yuin/gopher-lua#150.)
  */
 
 export interface LuaNode {
@@ -32,7 +33,7 @@ export interface LuaProblem {
 }
 
 /** Cheap signs of the problems below; a script without any needs no second, detailed parse. */
-const SIGNS = /0[xX][0-9a-fA-F]*[.pP]|\bbreak\b|[\f\v]|--\[=|\)\s*(?:\(|--)/;
+const SIGNS = /0[xX][0-9a-fA-F]*[.pP]|\bbreak\b|[\f\v]|--\[=/;
 
 export const mayBeRefusedByGopherLua = (script: string): boolean => SIGNS.test(script);
 
@@ -60,10 +61,6 @@ export function gopherLuaProblem(script: string, chunk: DetailedChunk): LuaProbl
         if (extra !== undefined) problems.push({ at: extra, message: "'break' must be the last statement of its block; one ';' may follow it" });
       }
     }
-    if (node.type === 'CallExpression') {
-      const ambiguous = ambiguousCall(script, node, commentAt);
-      if (ambiguous !== undefined) problems.push({ at: ambiguous, message: 'ambiguous syntax (function call x new statement)' });
-    }
   });
   for (const comment of comments) {
     if (comment.range && /^--\[=+(?![=[])/.test(comment.raw)) problems.push({ at: comment.range[0], message: 'invalid multiline comment' });
@@ -76,39 +73,6 @@ export function gopherLuaProblem(script: string, chunk: DetailedChunk): LuaProbl
     }
   }
   return problems.sort((a, b) => a.at - b.at)[0];
-}
-
-/**
- * Where the `(` of a call is, when the token before it is a `)` (the base's own, or one closing
- * parentheses around it) and a line break lies between them that gopher-lua sees: a line comment
- * swallows its own line break, so only breaks after the last comment count.
- */
-function ambiguousCall(script: string, call: LuaNode, commentAt: CommentIndex): number | undefined {
-  const base = call.base as LuaNode | undefined;
-  if (!base?.range) return undefined;
-  let offset = base.range[1];
-  let afterParen = script[offset - 1] === ')' ? offset : undefined;
-  let gapStart = offset;
-  let lineCommentBefore = false;
-  while (offset < script.length && script[offset] !== '(') {
-    const comment = commentAt.get(offset);
-    if (comment?.range) {
-      offset = comment.range[1];
-      gapStart = offset;
-      lineCommentBefore = !/^--\[=*\[/.test(comment.raw);
-      continue;
-    }
-    if (script[offset] === ')') {
-      afterParen = offset + 1;
-      gapStart = afterParen;
-      lineCommentBefore = false;
-    }
-    offset++;
-  }
-  if (afterParen === undefined) return undefined;
-  let gap = script.slice(gapStart, offset);
-  if (lineCommentBefore) gap = gap.replace(/^(\r\n?|\n)/, '');
-  return /[\r\n]/.test(gap) ? offset : undefined;
 }
 
 /** After a `break`, one `;` may close the block; gopher-lua's grammar takes no second. */
@@ -140,17 +104,22 @@ function inside(ranges: readonly (readonly [number, number])[], offset: number):
   return false;
 }
 
-function walk(node: unknown, visit: (node: LuaNode) => void): void {
-  if (Array.isArray(node)) {
-    for (const item of node) walk(item, visit);
-    return;
-  }
-  if (node === null || typeof node !== 'object') return;
-  const record = node as LuaNode;
-  if (typeof record.type === 'string') visit(record);
-  for (const key in record) {
-    const value = record[key];
-    if (value !== null && typeof value === 'object' && key !== 'loc' && key !== 'range' && key !== 'comments') walk(value, visit);
+/** Every node, parents before children; iterative, as a long call or operator chain nests thousands deep. */
+function walk(root: unknown, visit: (node: LuaNode) => void): void {
+  const pending: unknown[] = [root];
+  while (pending.length > 0) {
+    const node = pending.pop();
+    if (Array.isArray(node)) {
+      for (let i = node.length - 1; i >= 0; i--) pending.push(node[i]);
+      continue;
+    }
+    if (node === null || typeof node !== 'object') continue;
+    const record = node as LuaNode;
+    if (typeof record.type === 'string') visit(record);
+    for (const key in record) {
+      const value = record[key];
+      if (value !== null && typeof value === 'object' && key !== 'loc' && key !== 'range' && key !== 'comments') pending.push(value);
+    }
   }
 }
 

@@ -6,7 +6,7 @@
  *
  * Left out, because Debian's gopher-lua (2017) differs there from the one Karmada runs: `goto`
  * and labels (added since), escapes other than Lua 5.1's (now read as the plain character) and
- * non-ASCII identifiers.
+ * non-ASCII identifiers. Its "ambiguous syntax" error, fixed since, is set aside by the test.
  */
 const NUMBERS = ['0x1p4', '0xA.8', '0x1P-2', '0X.8', '0x', '0x1e5', '1e5', '1E+5', '.5', '5.', '3..2', '08', '0x1g', '1.2.3', '0xffffffffffffffffff', '1e400', '0x1p', '0x1.', '00', '0.', '7'];
 const BREAKS = [

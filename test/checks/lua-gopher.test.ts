@@ -30,6 +30,14 @@ function gopherVerdicts(scripts: readonly string[]): (string | undefined)[] {
  */
 const NOT_LUA = [/\d[eE][+-]?(?!\d)/, /[,;]\s*[,;]\s*[^;]*}/];
 
+/**
+ * Debian's snapshot (2017-09-15) keeps its "ambiguous syntax" flag once raised; the gopher-lua
+ * Karmada runs resets it on every token (yuin/gopher-lua#150, December 2017), so a `(` on the
+ * line after a `)` is a call there, as in Lua 5.2. Where the snapshot says this, it is not the
+ * reference.
+ */
+const FIXED_SINCE_2017 = 'ambiguous syntax (function call x new statement)';
+
 describe.skipIf(Boolean(unavailable) && !required)(title, () => {
   it('refuses every script gopher-lua refuses, and only those, but for what is no Lua at all', () => {
     const corpus = luaCorpus();
@@ -39,6 +47,7 @@ describe.skipIf(Boolean(unavailable) && !required)(title, () => {
       const theirs = gopher[i];
       if ((ours === undefined) === (theirs === undefined)) return [];
       if (theirs === undefined && NOT_LUA.some((re) => re.test(script))) return [];
+      if (theirs?.includes(FIXED_SINCE_2017)) return [];
       return [`${JSON.stringify(script)}: gopher-lua ${theirs ?? 'loads it'}; fleetgate ${ours ?? 'accepts'}`];
     });
     expect(corpus.length).toBeGreaterThan(1500);

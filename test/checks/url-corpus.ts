@@ -7,7 +7,7 @@ const SEPARATORS = ['://', ':/', ':', ':///', '//', ':\\\\', ':////'];
 const USERS = ['', 'u@', 'u:p@', '@', ':@', 'u%41@', 'u%zz@', 'u p@', 'u@v@', 'ü@', "a!$&'()*+,;=~.-_@", 'u/@', 'u[x]@'];
 const HOSTS = [
   'example.com', 'EXAMPLE.com', 'example.com.', '10.0.0.1', '10.0.0.256', '127.1', '0x7f.0.0.1', '1.2.3.4.5', 'localhost',
-  '[::1]', '[::1', '::1', '[fe80::1%25eth0]', '[fe80::1%eth0]', '[fe80::1%25%41]', '[fe80::1%25%2f]', '[::ffff:1.2.3.4]', '[1::2::3]', '[v1.x]', '[]',
+  '[::1]', '[::1', '::1', '[fe80::1%25eth0]', '[fe80::1%eth0]', '[fe80::1%25%41]', '[fe80::1%25%2f]', '[fe80::1%25%c3%bc]', '[fe80::1%25%20]', '[fe80::1%25%7e]', '[::ffff:1.2.3.4]', '[1::2::3]', '[v1.x]', '[]',
   'exa mple.com', 'exa_mple.com', 'a{b}.com', 'a<b>.com', 'a"b.com', 'a|b.com', 'a^b.com', 'a`b.com', 'a!b.com', "a'b.com",
   'a(b).com', 'a*b.com', 'a+b.com', 'a,b.com', 'a;b.com', 'a=b.com', 'a$b.com', 'a&b.com', 'a~b.com', 'a\\b.com', 'a%b.com',
   'ex%41mple.com', 'ex%zzmple.com', 'ex%c3%bcmple.com', 'ex%25mple.com', 'münchen.de', 'xn--mnchen-3ya.de', '例え.jp',
