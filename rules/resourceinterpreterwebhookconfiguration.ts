@@ -101,8 +101,9 @@ const webhookURLProblems = memoizeVerdict((raw: string): readonly URLProblem[] =
   const hostProblem = url.host === '' ? undefined : hostPortError(url.host);
   if (url.host === '') problems.push(urlProblem('', `host must be specified; ${URL_FORM}`));
   else if (hostProblem) problems.push(urlProblem(raw, `url must be a valid URL: ${hostProblem}; ${URL_FORM}`));
-  else if (isInClusterServiceHost(splitHostPort(url.host).host)) {
-    problems.push(urlProblem(splitHostPort(url.host).host, 'the host refers to an in-cluster service: use clientConfig.service for a webhook inside the cluster'));
+  else {
+    const { host } = splitHostPort(url.host);
+    if (isInClusterServiceHost(host)) problems.push(urlProblem(host, 'the host refers to an in-cluster service: use clientConfig.service for a webhook inside the cluster'));
   }
   if (url.user !== undefined) problems.push(urlProblem(url.user, 'user information is not permitted in the URL'));
   if (url.fragment !== '') problems.push(urlProblem(url.fragment, 'fragments are not permitted in the URL'));

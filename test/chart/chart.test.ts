@@ -22,6 +22,7 @@ import {
   buildRenderer, kindsYaml, renderChart, renderDeployFile, rendererUnavailable, schemaWithKinds,
   type RenderResult,
 } from '../../scripts/chart-lib.mjs';
+import { goReference } from '../go-reference.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 type Doc = Record<string, any>;
@@ -112,19 +113,14 @@ describe('chart sources (no Go needed)', () => {
 
 // ---------------------------------------------------------------------------------------------------
 
-const unavailable = rendererUnavailable();
-const required = process.env.FLEETGATE_GO_TESTS_REQUIRED === '1';
-if (unavailable && !required) {
-  console.warn(`[test/chart] rendering tests SKIPPED: ${unavailable}`);
-}
-const title = `chart rendered with Go text/template + sprig${unavailable && !required ? ` — SKIPPED: ${unavailable}` : ''}`;
+const reference = goReference('test/chart', 'chart rendered with Go text/template + sprig', rendererUnavailable());
 
-describe.skipIf(Boolean(unavailable) && !required)(title, () => {
+describe.skipIf(reference.skip)(reference.title, () => {
   let binary: string;
   const cache = new Map<string, { result: RenderResult; docs: Doc[] }>();
 
   beforeAll(() => {
-    if (unavailable) throw new Error(`FLEETGATE_GO_TESTS_REQUIRED=1 but ${unavailable}`);
+    reference.assertAvailable();
     binary = buildRenderer();
   }, 120_000);
 

@@ -10,22 +10,20 @@ import { describe, expect, it } from 'vitest';
 import { cronScheduleError } from '../../src/checks/cron.js';
 import { askGoProgram, buildGoProgram, goUnavailable } from '../../scripts/go-lib.mjs';
 import { scheduleCorpus } from './cron-corpus.js';
+import { goReference } from '../go-reference.js';
 
 const SOURCE = fileURLToPath(new URL('./robfig/main.go', import.meta.url));
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const unavailable = goUnavailable(['github.com/robfig/cron'], ['golang-go', 'golang-github-robfig-cron-dev']);
-const required = process.env.FLEETGATE_GO_TESTS_REQUIRED === '1';
-if (unavailable && !required) console.warn(`[test/checks/cron-robfig] SKIPPED: ${unavailable}`);
-const title = `cron schedules agree with robfig/cron${unavailable && !required ? ` — SKIPPED: ${unavailable}` : ''}`;
+const reference = goReference('test/checks/cron-robfig', 'cron schedules agree with robfig/cron', goUnavailable(['github.com/robfig/cron'], ['golang-go', 'golang-github-robfig-cron-dev']));
 
 /** robfig's verdict on each schedule: undefined when it parses, else its error message. */
 function robfigVerdicts(schedules: readonly string[]): (string | undefined)[] {
-  if (unavailable) throw new Error(`FLEETGATE_GO_TESTS_REQUIRED=1 but ${unavailable}`);
+  reference.assertAvailable();
   const lines = askGoProgram(buildGoProgram(SOURCE, 'robfig-cron', ROOT), schedules);
   return lines.map((line) => (line === 'ok' ? undefined : line.replace(/^err /, '')));
 }
 
-describe.skipIf(Boolean(unavailable) && !required)(title, () => {
+describe.skipIf(reference.skip)(reference.title, () => {
   it('gives every schedule of the corpus robfig\'s verdict', () => {
     const corpus = scheduleCorpus();
     const robfig = robfigVerdicts(corpus);

@@ -9,13 +9,11 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { ajvFormats } from '../../src/schema-formats.js';
 import { askGoProgram, buildGoProgram, goUnavailable } from '../../scripts/go-lib.mjs';
+import { goReference } from '../go-reference.js';
 
 const SOURCE = fileURLToPath(new URL('./gostdlib/main.go', import.meta.url));
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const unavailable = goUnavailable([], ['golang-go']);
-const required = process.env.FLEETGATE_GO_TESTS_REQUIRED === '1';
-if (unavailable && !required) console.warn(`[test/checks/date-time-go] SKIPPED: ${unavailable}`);
-const title = `date-time agrees with Go's time.Parse(time.RFC3339)${unavailable && !required ? ` — SKIPPED: ${unavailable}` : ''}`;
+const reference = goReference('test/checks/date-time-go', "date-time agrees with Go's time.Parse(time.RFC3339)", goUnavailable([], ['golang-go']));
 const dateTime = (ajvFormats['date-time'] as { validate: (v: string) => boolean }).validate;
 
 const DATES = ['2024-02-29', '2023-02-29', '2026-04-31', '2026-12-31', '0000-01-01', '9999-12-31', '2026-00-10', '2026-13-10', '2026-01-00', '2026-1-10', '20260-01-10', '2026/01/10'];
@@ -38,9 +36,9 @@ function corpus(): string[] {
 const notRfc3339 = (v: string): boolean =>
   /\d,\d/.test(v) || /T\d:/.test(v) || /[+-](2[4-9]|[3-9]\d):\d\d$/.test(v) || /[+-]\d\d:[6-9]\d$/.test(v);
 
-describe.skipIf(Boolean(unavailable) && !required)(title, () => {
+describe.skipIf(reference.skip)(reference.title, () => {
   it('admits only timestamps Go reads, and refuses one Go reads only where RFC 3339 does not allow it', () => {
-    if (unavailable) throw new Error(`FLEETGATE_GO_TESTS_REQUIRED=1 but ${unavailable}`);
+    reference.assertAvailable();
     const values = corpus();
     const go = askGoProgram(buildGoProgram(SOURCE, 'go-stdlib', ROOT), values, ['-mode', 'time']);
     const disagreements = values.flatMap((value, i) => {

@@ -8,13 +8,11 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { isIPSloppy } from '../../src/checks/names.js';
 import { askGoProgram, buildGoProgram, goUnavailable } from '../../scripts/go-lib.mjs';
+import { goReference } from '../go-reference.js';
 
 const SOURCE = fileURLToPath(new URL('./k8snet/main.go', import.meta.url));
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const unavailable = goUnavailable(['k8s.io/utils/net'], ['golang-go', 'golang-k8s-utils-dev']);
-const required = process.env.FLEETGATE_GO_TESTS_REQUIRED === '1';
-if (unavailable && !required) console.warn(`[test/checks/ip-sloppy] SKIPPED: ${unavailable}`);
-const title = `IP addresses agree with Kubernetes' ParseIPSloppy${unavailable && !required ? ` — SKIPPED: ${unavailable}` : ''}`;
+const reference = goReference('test/checks/ip-sloppy', "IP addresses agree with Kubernetes' ParseIPSloppy", goUnavailable(['k8s.io/utils/net'], ['golang-go', 'golang-k8s-utils-dev']));
 
 const OCTETS = ['0', '1', '00', '01', '001', '0001', '255', '256', '0255', '00000000001', '1'.repeat(20), '', '-1', '+1', ' 1', '0x1', '１', '1e1', '099'];
 const GROUPS = ['0', '1', 'ffff', 'FFFF', '0001', '00001', 'g', '12345', '', '1.2.3.4', '01.2.3.4', '1.2.3.256', '1.2.3'];
@@ -47,9 +45,9 @@ function corpus(): string[] {
   return [...values];
 }
 
-describe.skipIf(Boolean(unavailable) && !required)(title, () => {
+describe.skipIf(reference.skip)(reference.title, () => {
   it('gives ParseIPSloppy\'s verdict on every address of the corpus', () => {
-    if (unavailable) throw new Error(`FLEETGATE_GO_TESTS_REQUIRED=1 but ${unavailable}`);
+    reference.assertAvailable();
     const values = corpus();
     const go = askGoProgram(buildGoProgram(SOURCE, 'k8s-net', ROOT), values);
     const disagreements = values.flatMap((value, i) =>

@@ -10,17 +10,15 @@ import { describe, expect, it } from 'vitest';
 import { luaScriptError } from '../../src/checks/lua.js';
 import { askGoProgram, buildGoProgram, goUnavailable } from '../../scripts/go-lib.mjs';
 import { luaCorpus } from './lua-corpus.js';
+import { goReference } from '../go-reference.js';
 
 const SOURCE = fileURLToPath(new URL('./gopherlua/main.go', import.meta.url));
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const unavailable = goUnavailable(['github.com/yuin/gopher-lua'], ['golang-go', 'golang-github-yuin-gopher-lua-dev']);
-const required = process.env.FLEETGATE_GO_TESTS_REQUIRED === '1';
-if (unavailable && !required) console.warn(`[test/checks/lua-gopher] SKIPPED: ${unavailable}`);
-const title = `Lua scripts agree with gopher-lua${unavailable && !required ? ` — SKIPPED: ${unavailable}` : ''}`;
+const reference = goReference('test/checks/lua-gopher', 'Lua scripts agree with gopher-lua', goUnavailable(['github.com/yuin/gopher-lua'], ['golang-go', 'golang-github-yuin-gopher-lua-dev']));
 const RETAIN = { name: 'Retain', params: ['desiredObj', 'observedObj'] };
 
 function gopherVerdicts(scripts: readonly string[]): (string | undefined)[] {
-  if (unavailable) throw new Error(`FLEETGATE_GO_TESTS_REQUIRED=1 but ${unavailable}`);
+  reference.assertAvailable();
   return askGoProgram(buildGoProgram(SOURCE, 'gopher-lua', ROOT), scripts).map((line) => (line === 'ok' ? undefined : line.replace(/^err /, '')));
 }
 
@@ -38,7 +36,7 @@ const NOT_LUA = [/\d[eE][+-]?(?!\d)/, /[,;]\s*[,;]\s*[^;]*}/];
  */
 const FIXED_SINCE_2017 = 'ambiguous syntax (function call x new statement)';
 
-describe.skipIf(Boolean(unavailable) && !required)(title, () => {
+describe.skipIf(reference.skip)(reference.title, () => {
   it('refuses every script gopher-lua refuses, and only those, but for what is no Lua at all', () => {
     const corpus = luaCorpus();
     const gopher = gopherVerdicts(corpus);

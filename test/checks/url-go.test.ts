@@ -18,13 +18,11 @@ import { config } from '../fixtures/resourceinterpreterwebhookconfiguration.js';
 import { registry } from '../fixtures/resourceregistry.js';
 import { changed } from '../helpers.js';
 import { urlCorpus } from './url-corpus.js';
+import { goReference } from '../go-reference.js';
 
 const SOURCE = fileURLToPath(new URL('./gostdlib/main.go', import.meta.url));
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const unavailable = goUnavailable([], ['golang-go']);
-const required = process.env.FLEETGATE_GO_TESTS_REQUIRED === '1';
-if (unavailable && !required) console.warn(`[test/checks/url-go] SKIPPED: ${unavailable}`);
-const title = `URLs agree with Go's net/url${unavailable && !required ? ` — SKIPPED: ${unavailable}` : ''}`;
+const reference = goReference('test/checks/url-go', "URLs agree with Go's net/url", goUnavailable([], ['golang-go']));
 
 const FIELDS = ['apiEndpoint', 'proxyURL', 'webhookURL', 'address'] as const;
 type Field = (typeof FIELDS)[number];
@@ -34,7 +32,7 @@ interface GoVerdicts {
 }
 
 function goVerdicts(urls: readonly string[]): GoVerdicts[] {
-  if (unavailable) throw new Error(`FLEETGATE_GO_TESTS_REQUIRED=1 but ${unavailable}`);
+  reference.assertAvailable();
   const lines = askGoProgram(buildGoProgram(SOURCE, 'go-stdlib', ROOT), urls, ['-mode', 'url']);
   return lines.map((line) => {
     const [parse = '', ...verdicts] = line.split('\t');
@@ -74,7 +72,7 @@ const STRICTER_BY_SPEC: Record<Field, RegExp[]> = {
  */
 const judgedBySpec = (field: Field, raw: string): boolean => raw === '' || (field === 'apiEndpoint' && !raw.includes('//'));
 
-describe.skipIf(Boolean(unavailable) && !required)(title, () => {
+describe.skipIf(reference.skip)(reference.title, () => {
   const corpus = urlCorpus();
 
   it('parseGoURL gives Go\'s verdict, scheme, host and error message for every URL of the corpus', () => {
