@@ -172,16 +172,17 @@ function checkResourceModels(ctx: RuleContext, models: unknown, path: string): v
   // Without every grade the order of the models is unknown; the neighbours of a missing one would be blamed for a gap.
   const allGraded = parsed.length === items.length;
 
-  parsed.sort((a, b) => a.grade - b.grade);
+  // Models are usually listed by grade already.
+  if (parsed.some((p, k) => k > 0 && parsed[k - 1]!.grade > p.grade)) parsed.sort((a, b) => a.grade - b.grade);
   // Every grade models every resource that any grade models. Grades whose ranges already
   // drew a cause (none given, an unsupported name) are not blamed a second time.
   const modelled: string[] = [];
   for (const p of parsed) for (const { name } of p.ranges) if (!modelled.includes(name)) modelled.push(name);
-  modelled.sort();
   for (const p of parsed) {
     if (p.ranges.length === modelled.length || !p.complete) continue;
-    const missing = modelled.filter((name) => !rangeNamed(p.ranges, name));
-    add(ctx, invalid(child(index(path, p.i), 'ranges'), p.ranges.map((r) => r.name), `every grade must model the same resources (${modelled.join(', ')}); missing ${missing.join(', ')}`));
+    const names = [...modelled].sort();
+    const missing = names.filter((name) => !rangeNamed(p.ranges, name));
+    add(ctx, invalid(child(index(path, p.i), 'ranges'), p.ranges.map((r) => r.name), `every grade must model the same resources (${names.join(', ')}); missing ${missing.join(', ')}`));
   }
   // Karmada pairs the ranges of neighbouring grades by position, so the order must agree too;
   // each grade is held to the lowest one, so only a grade out of line is blamed.
