@@ -44,12 +44,14 @@ const DEPRECATED_FIELDS: Record<string, string> = {
   serviceProvisionClusters: 'spec.serviceProvisionClusters is deprecated; use spec.providerClusters',
 };
 
+const DEPRECATED_FIELD_LIST = Object.entries(DEPRECATED_FIELDS);
+
 const isExposureType = (v: unknown): v is string => isString(v) && (EXPOSURE_TYPES as readonly string[]).includes(v);
 
 function validate(mcs: MultiClusterService, ctx: RuleContext): void {
   const spec = record(mcs.spec);
   const path = 'spec';
-  for (const [field, warning] of Object.entries(DEPRECATED_FIELDS)) if (spec[field] !== undefined) ctx.warnings.push(warning);
+  for (const [field, warning] of DEPRECATED_FIELD_LIST) if (spec[field] !== undefined) ctx.warnings.push(warning);
   checkTypes(ctx, spec, path);
   checkPorts(ctx, spec.ports, child(path, 'ports'));
 }

@@ -73,12 +73,15 @@ export function kindValidator(rules: { kind: string; schema: object }): Validate
 }
 
 export interface SchemaResult {
-  causes: Cause[];
+  readonly causes: readonly Cause[];
   /** Paths of fields the schema does not know. */
-  unknownFields: string[];
+  readonly unknownFields: readonly string[];
   /** Causes in values an UPDATE leaves as they were stored (see `stored` of checkSchema). */
-  kept: Cause[];
+  readonly kept: readonly Cause[];
 }
+
+/** The answer for every valid object, shared: nothing to allocate on the common path. */
+const VALID: SchemaResult = Object.freeze({ causes: Object.freeze([]), unknownFields: Object.freeze([]), kept: Object.freeze([]) });
 
 /**
  * Runs the schema pass, with `validateFn` compiled from `schema` (by default, compiled here).
@@ -87,7 +90,7 @@ export interface SchemaResult {
  * ratchets unchanged values. A missing required field is never kept.
  */
 export function checkSchema(schema: object, data: unknown, validateFn: ValidateFunction = compile(schema), stored?: unknown): SchemaResult {
-  if (validateFn(data)) return { causes: [], unknownFields: [], kept: [] };
+  if (validateFn(data)) return VALID;
   return toCauses(schema, data, validateFn.errors ?? [], stored);
 }
 

@@ -38,7 +38,7 @@ export interface ValidationResult {
  */
 export function validate(object: unknown, options?: ValidateOptions & { lookups?: undefined }): ValidationResult;
 export function validate(object: unknown, options?: ValidateOptions): MaybePromise<ValidationResult>;
-export function validate(object: unknown, options: ValidateOptions = {}): MaybePromise<ValidationResult> {
+export function validate(object: unknown, options: ValidateOptions = NO_OPTIONS): MaybePromise<ValidationResult> {
   const operation = options.operation ?? 'CREATE';
   const ctx: RuleContext = {
     operation,
@@ -96,6 +96,8 @@ export function validate(object: unknown, options: ValidateOptions = {}): MaybeP
   const pending = rules.validateWithLookups(object, options.lookups, ctx);
   return pending instanceof Promise ? pending.then(() => finish(ctx)) : finish(ctx);
 }
+
+const NO_OPTIONS: ValidateOptions = Object.freeze({});
 
 /** Fields a status write may change: status and metadata (a field named `metadataFoo` is neither). */
 const inStatusWrite = (field: string): boolean => {
@@ -155,7 +157,7 @@ const sectionRank = (field: string): number => {
 function finish(ctx: RuleContext): ValidationResult {
   const warnings = ctx.warnings.length > 1 ? [...new Set(ctx.warnings)] : ctx.warnings;
   const causes = ctx.causes;
-  if (causes.length === 0) return { allowed: true, causes: [], warnings };
+  if (causes.length === 0) return { allowed: true, causes, warnings };
   if (causes.length === 1) return { allowed: false, causes, warnings };
   return { allowed: false, causes: withoutRepeats(inObjectOrder(causes)), warnings };
 }

@@ -97,7 +97,9 @@ export function checkConditions(ctx: RuleContext, conditions: unknown, path: str
 
 export function checkLabelSelector(ctx: RuleContext, selector: unknown, path: string): void {
   const s = record(selector);
-  for (const [k, v] of Object.entries(record(s.matchLabels))) {
+  const matchLabels = record(s.matchLabels);
+  for (const k in matchLabels) {
+    const v = matchLabels[k];
     const keyProblem = qualifiedName(k);
     if (keyProblem) add(ctx, invalid(child(path, 'matchLabels'), k, keyProblem));
     if (isString(v)) {
