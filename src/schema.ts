@@ -80,8 +80,11 @@ export interface SchemaResult {
   readonly kept: readonly Cause[];
 }
 
-/** The answer for every valid object, shared: nothing to allocate on the common path. */
-const VALID: SchemaResult = Object.freeze({ causes: Object.freeze([]), unknownFields: Object.freeze([]), kept: Object.freeze([]) });
+/**
+ * The answer for every valid object, shared: nothing to allocate on the common path. Its arrays
+ * are readonly by type rather than frozen: V8 iterates a frozen array on a slower path.
+ */
+const VALID: SchemaResult = { causes: [], unknownFields: [], kept: [] };
 
 /**
  * Runs the schema pass, with `validateFn` compiled from `schema` (by default, compiled here).
