@@ -29,10 +29,10 @@ export const AJV_OPTIONS = { allErrors: true, strict: true, allowUnionTypes: tru
 
 let runtimeAjv: Ajv | undefined;
 
-/** Compiles a schema with the shared configuration. */
-export function compileSchema(schema: object): ValidateFunction {
+/** Compiles a schema with the shared configuration; `owner` as for splitLargeSubschemas. */
+export function compileSchema(schema: object, owner = ''): ValidateFunction {
   runtimeAjv ??= configure(new (load().Ajv)(AJV_OPTIONS));
-  return runtimeAjv.compile(addShared(runtimeAjv, splitLargeSubschemas(schema)));
+  return runtimeAjv.compile(addShared(runtimeAjv, splitLargeSubschemas(schema, owner)));
 }
 
 /** Shared subschemas already known to each ajv instance. */
@@ -50,34 +50,35 @@ function addShared(ajv: Ajv, split: SplitSchema): object {
   return split.root;
 }
 
-/** Above this many characters of JSON, a subschema becomes a function of its own, shared by all that use it. */
+/** Above this many characters of JSON, a subschema becomes a function of its own. */
 const SHARE_ABOVE = 800;
 const REFERENCING = /"(?:\$id|\$ref|\$anchor|\$dynamicRef|\$dynamicAnchor|\$defs|definitions)":/;
 
 export interface SplitSchema {
   /** The schema, with its large subschemas replaced by references. */
   root: object;
-  /** The large subschemas by `$id`, which is a digest of their content. */
+  /** The large subschemas by `$id`, which is a digest of their owner and content. */
   shared: Record<string, object>;
 }
 
 /**
  * The schema with every large subschema (innermost first) replaced by a reference to a
- * copy identified by its content. ajv inlines a whole schema into one function, so
- * without this every kind carried its own copy of the code for ObjectMeta, Condition,
- * ClusterAffinity and the like, and ClusterResourceBinding's validator grew past what V8
- * optimizes (it ran ~4x slower). Referenced schemas are compiled once, as functions of
- * their own (`inlineRefs: false`), and are shared by every kind that uses them. The
- * schema says the same; only ajv's schemaPath changes, and no cause depends on it.
+ * copy identified by its owner and content. ajv inlines a whole schema into one function,
+ * and ClusterResourceBinding's grew past what V8 optimizes (it ran ~4x slower). Referenced
+ * schemas are compiled as functions of their own (`inlineRefs: false`), once per owner:
+ * within a kind every use of one subschema calls one function. Each kind (the owner) has
+ * its own, though: a function that every kind calls (ObjectMeta's, say) reads properties of
+ * objects of every kind's shapes, which V8 does several times slower than reads of a few
+ * shapes. The schema says the same; only ajv's schemaPath changes, and no cause depends on it.
  */
-export function splitLargeSubschemas(schema: object): SplitSchema {
+export function splitLargeSubschemas(schema: object, owner = ''): SplitSchema {
   const shared: Record<string, object> = {};
   const hoist = (node: unknown): unknown => {
     const split = visit(node);
     const json = JSON.stringify(split);
     // A subschema that names or refers to others stays where its references resolve.
     if (json.length <= SHARE_ABOVE || REFERENCING.test(json)) return split;
-    const id = `fleetgate:schema/${createHash('sha256').update(json).digest('hex').slice(0, 20)}`;
+    const id = `fleetgate:schema/${createHash('sha256').update(`${owner}\n`).update(json).digest('hex').slice(0, 20)}`;
     shared[id] = { ...(split as object), $id: id };
     return { $ref: id };
   };
@@ -102,7 +103,7 @@ const isObject = (v: unknown): v is object => typeof v === 'object' && v !== nul
 export const schemaHash = (schema: object): string => createHash('sha256').update(compilerFingerprint()).update(JSON.stringify(schema)).digest('hex').slice(0, 32);
 
 /** Bump when the generated code changes shape for reasons the fingerprint cannot see (the code-point rewrite, say). */
-const GENERATOR_REVISION = 3;
+const GENERATOR_REVISION = 4;
 
 let fingerprint: string | undefined;
 function compilerFingerprint(): string {
@@ -131,7 +132,7 @@ export function standaloneModule(schemas: Record<string, object>): string {
   const refs: Record<string, string> = {};
   const hashes: Record<string, string> = {};
   for (const [name, schema] of Object.entries(schemas)) {
-    ajv.addSchema(addShared(ajv, splitLargeSubschemas(schema)), name);
+    ajv.addSchema(addShared(ajv, splitLargeSubschemas(schema, name)), name);
     refs[name] = name;
     hashes[name] = schemaHash(schema);
   }

@@ -39,10 +39,10 @@ const compiled = new WeakMap<object, ValidateFunction>();
 const byKind = new WeakMap<object, ValidateFunction>();
 
 /** Compiles a schema once; later calls with the same schema object reuse the validator. */
-export function compile(schema: object): ValidateFunction {
+export function compile(schema: object, owner?: string): ValidateFunction {
   let fn = compiled.get(schema);
   if (!fn) {
-    fn = compileSchema(schema);
+    fn = compileSchema(schema, owner);
     compiled.set(schema, fn);
   }
   return fn;
@@ -66,7 +66,7 @@ export function kindValidator(rules: { kind: string; schema: object }): Validate
       }
     }
     const candidate = precompiled?.validators[rules.kind];
-    fn = candidate && precompiled!.schemaHashes[rules.kind] === schemaHash(rules.schema) ? candidate : compile(rules.schema);
+    fn = candidate && precompiled!.schemaHashes[rules.kind] === schemaHash(rules.schema) ? candidate : compile(rules.schema, rules.kind);
     byKind.set(rules, fn);
   }
   return fn;

@@ -117,12 +117,23 @@ describe('splitting large subschemas into functions of their own', () => {
   })();
   const withoutSchemaPath = (errors: ValidateFunction['errors']) => (errors ?? []).map(({ schemaPath: _, ...rest }) => rest);
 
-  it('moves the large parts out, and the parts kinds have in common are the same', () => {
-    const binding = splitLargeSubschemas(rulesFor('ClusterResourceBinding')!.schema);
-    const cluster = splitLargeSubschemas(rulesFor('Cluster')!.schema);
+  it('moves the large parts out, one function per part and kind: a part used twice in a kind is one function, a part two kinds use is two', () => {
+    const bindingSchema = rulesFor('ClusterResourceBinding')!.schema;
+    const binding = splitLargeSubschemas(bindingSchema, 'ClusterResourceBinding');
+    const cluster = splitLargeSubschemas(rulesFor('Cluster')!.schema, 'Cluster');
+    const references = (split: { root: object; shared: Record<string, object> }) =>
+      JSON.stringify([split.root, ...Object.values(split.shared)]).match(/"\$ref":"[^"]*"/g) ?? [];
     expect(Object.keys(binding.shared).length).toBeGreaterThan(0);
-    // ObjectMeta, for one, is compiled once for every kind.
-    expect(Object.keys(binding.shared).filter((id) => id in cluster.shared).length).toBeGreaterThan(0);
+    // The binding uses one ClusterAffinity part twice: placement.clusterAffinity and a static weight's targetCluster.
+    expect(references(binding).length).toBeGreaterThan(Object.keys(binding.shared).length);
+    // Both kinds have ObjectMeta, each its own copy.
+    const metadataRef = (split: { root: object }) => (split.root as { properties: { metadata: { $ref?: string } } }).properties.metadata.$ref;
+    expect(metadataRef(binding)).toMatch(/^fleetgate:schema\//);
+    expect(metadataRef(cluster)).toMatch(/^fleetgate:schema\//);
+    expect(metadataRef(binding)).not.toBe(metadataRef(cluster));
+    expect(Object.keys(binding.shared).filter((id) => id in cluster.shared)).toEqual([]);
+    // The same owner and schema give the same identifiers, so a build is reproducible.
+    expect(Object.keys(splitLargeSubschemas(bindingSchema, 'ClusterResourceBinding').shared)).toEqual(Object.keys(binding.shared));
   });
 
   it('leaves in place a subschema whose references would not resolve elsewhere', () => {
