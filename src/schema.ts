@@ -110,8 +110,11 @@ type JsonSchema = {
 
 /** Turns a JSON pointer into a field path, rendering map keys as `[key]` and struct fields as `.name`. */
 export function pointerToPath(rootSchema: object, pointer: string): string {
-  return pointer === '' ? '' : walkOf(rootSchema)(pointer).path;
+  return walkAt(rootSchema, pointer).path;
 }
+
+const ROOT_WALK = (rootSchema: object): Walk => ({ path: '', schema: rootSchema as JsonSchema, segments: [] });
+const walkAt = (rootSchema: object, pointer: string): Walk => (pointer === '' ? ROOT_WALK(rootSchema) : walkOf(rootSchema)(pointer));
 
 /** The same mistakes recur at the same places; the walk through the schema is done once per place. */
 function walkOf(rootSchema: object): (pointer: string) => Walk {
@@ -119,8 +122,8 @@ function walkOf(rootSchema: object): (pointer: string) => Walk {
   if (!walk) {
     // The path is made of pieces of the pointer, which may hold a key cut from a whole file: it is kept as a copy.
     walk = memoizeVerdict((pointer: string) => {
-      const { path, schema } = walkPointer(rootSchema, pointer);
-      return { path: ownCopy(path), schema };
+      const { path, schema, segments } = walkPointer(rootSchema, pointer);
+      return { path: ownCopy(path), schema, segments: segments.map(ownCopy) };
     });
     walks.set(rootSchema, walk);
   }
@@ -130,6 +133,12 @@ function walkOf(rootSchema: object): (pointer: string) => Walk {
 interface Walk {
   path: string;
   schema: JsonSchema | undefined;
+  /**
+   * The pointer's keys, unescaped. Kept with the walk, the same strings serve every read of the
+   * data at this place: V8 turns a key into its property-name form once, where a key cut from
+   * the pointer anew would need that on every read.
+   */
+  segments: readonly string[];
 }
 
 const walks = new WeakMap<object, (pointer: string) => Walk>();
@@ -143,9 +152,9 @@ const walks = new WeakMap<object, (pointer: string) => Walk>();
 function walkPointer(rootSchema: object, pointer: string): Walk {
   let schema: JsonSchema | undefined = rootSchema as JsonSchema;
   let path = '';
-  if (pointer === '') return { path, schema };
-  for (const raw of pointer.slice(1).split('/')) {
-    const segment = unescapePointer(raw);
+  if (pointer === '') return { path, schema, segments: [] };
+  const segments = pointer.slice(1).split('/').map(unescapePointer);
+  for (const segment of segments) {
     if (schema?.items && /^\d+$/.test(segment)) {
       path = index(path, Number(segment));
       schema = schema.items;
@@ -163,7 +172,7 @@ function walkPointer(rootSchema: object, pointer: string): Walk {
       schema = undefined;
     }
   }
-  return { path, schema };
+  return { path, schema, segments };
 }
 
 function describeType(type: string | string[] | undefined): string {
@@ -173,23 +182,18 @@ function describeType(type: string | string[] | undefined): string {
 
 const unescapePointer = (segment: string) => (segment.includes('~') ? unescapeToken(segment) : segment);
 
-/** The value a JSON pointer (ajv's instancePath, or a schemaPath without its leading '#') points at. */
-function resolvePointer(root: unknown, pointer: string): unknown {
+/** The value at the place a walk describes. */
+function valueAt(root: unknown, walk: Walk): unknown {
   let node = root;
-  // Segment by segment, without splitting: this runs for every schema error.
-  for (let start = 1; start <= pointer.length; ) {
+  for (const segment of walk.segments) {
     if (typeof node !== 'object' || node === null) return undefined;
-    let end = pointer.indexOf('/', start);
-    if (end < 0) end = pointer.length;
-    node = (node as Record<string, unknown>)[unescapePointer(pointer.slice(start, end))];
-    start = end + 1;
+    node = (node as Record<string, unknown>)[segment];
   }
   return node;
 }
 
 /** The schema that applies to the value at an instance path. */
-const schemaAt = (rootSchema: object, instancePath: string): JsonSchema | undefined =>
-  instancePath === '' ? (rootSchema as JsonSchema) : walkOf(rootSchema)(instancePath).schema;
+const schemaAt = (rootSchema: object, instancePath: string): JsonSchema | undefined => walkAt(rootSchema, instancePath).schema;
 
 /** Whether the value at `instancePath` is a property its object's schema requires. */
 function isRequiredProperty(rootSchema: object, instancePath: string): boolean {
@@ -213,7 +217,8 @@ function toCauses(rootSchema: object, data: unknown, errors: ErrorObject[], stor
   const unknownFields: string[] = [];
   const keptPaths = new Set<string>();
   for (const e of errors) {
-    const path = pointerToPath(rootSchema, e.instancePath);
+    const walk = walkAt(rootSchema, e.instancePath);
+    const path = walk.path;
     if (e.keyword === 'required') {
       all.push(required(child(path, (e.params as { missingProperty: string }).missingProperty)));
       continue;
@@ -222,14 +227,14 @@ function toCauses(rootSchema: object, data: unknown, errors: ErrorObject[], stor
       unknownFields.push(child(path, (e.params as { additionalProperty: string }).additionalProperty));
       continue;
     }
-    const value = resolvePointer(data, e.instancePath);
-    if (stored !== undefined && isDeepStrictEqual(value, resolvePointer(stored, e.instancePath))) keptPaths.add(path);
+    const value = valueAt(data, walk);
+    if (stored !== undefined && isDeepStrictEqual(value, valueAt(stored, walk))) keptPaths.add(path);
     switch (e.keyword) {
       case 'type':
         // `field:` with no value is null in YAML: for a required field that is a missing value.
         if (value === null && isRequiredProperty(rootSchema, e.instancePath)) {
           // A list that must not be empty says so, as for `[]`.
-          const at = schemaAt(rootSchema, e.instancePath) as { minItems?: number } | undefined;
+          const at = walk.schema as { minItems?: number } | undefined;
           all.push((at?.minItems ?? 0) >= 1 ? required(path, 'must have at least one item') : required(path));
         } else all.push(invalid(path, value, `must be of type ${describeType((e.params as { type: string | string[] }).type)}`));
         break;
@@ -245,7 +250,7 @@ function toCauses(rootSchema: object, data: unknown, errors: ErrorObject[], stor
       case 'maximum': {
         // The failing bound is ajv's; the schema is asked only whether there is another one.
         const limit = (e.params as { limit: number }).limit;
-        const at = schemaAt(rootSchema, e.instancePath);
+        const at = walk.schema;
         const minimum = e.keyword === 'minimum' ? limit : at?.minimum;
         const maximum = e.keyword === 'maximum' ? limit : at?.maximum;
         if (minimum !== undefined && maximum !== undefined) {
