@@ -121,10 +121,15 @@ function walkOf(rootSchema: object): (pointer: string) => Walk {
   let walk = walks.get(rootSchema);
   if (!walk) {
     // The path is made of pieces of the pointer, which may hold a key cut from a whole file: it is kept as a copy.
-    walk = memoizeVerdict((pointer: string) => {
-      const { path, schema, segments } = walkPointer(rootSchema, pointer);
-      return { path: ownCopy(path), schema, segments: segments.map(ownCopy) };
-    });
+    // A walk keeps about twice its pointer (path and keys), and there is a cache per kind: 1,024
+    // places keep the worst case (pointers of 512 characters) under 2 MiB a kind.
+    walk = memoizeVerdict(
+      (pointer: string) => {
+        const { path, schema, segments } = walkPointer(rootSchema, pointer);
+        return { path: ownCopy(path), schema, segments: segments.map(ownCopy) };
+      },
+      { entries: WALKS_KEPT },
+    );
     walks.set(rootSchema, walk);
   }
   return walk;
@@ -142,6 +147,8 @@ interface Walk {
 }
 
 const walks = new WeakMap<object, (pointer: string) => Walk>();
+/** Places remembered per kind: the mistakes people make recur at far fewer. */
+const WALKS_KEPT = 1024;
 
 /**
  * Walks the schema along the data at an instance path (ajv's instancePath): the field path

@@ -90,3 +90,32 @@ describe('a required field written as null', () => {
     expect(validate(optionalNull).causes.map((c) => [c.type, c.field])).toEqual([['FieldValueInvalid', 'spec.provider']]);
   });
 });
+
+describe('the places of schema errors, remembered per schema', () => {
+  it('stay within a few MiB whatever places the errors are at', async () => {
+    const { heapAfterGcMiB } = await import('../heap.js');
+    const limits = Obj({ limits: QuantityMap() });
+    // Each call errs at a new place: a map key of ~500 characters with a value that is no quantity.
+    const atPlace = (i: number) => ({ limits: { [`${String(i).padStart(6, '0')}${'k'.repeat(490)}`]: 'lots' } });
+    checkSchema(limits, atPlace(-1));
+    const before = heapAfterGcMiB();
+    // The cache starts over when full, so its peak, not its end, is what is bounded.
+    let peak = 0;
+    for (let i = 0; i < 10_000; i++) {
+      checkSchema(limits, atPlace(i));
+      if (i % 250 === 249) peak = Math.max(peak, heapAfterGcMiB() - before);
+    }
+    expect(peak).toBeLessThan(3);
+  });
+
+  it('read the bad value through the keys they keep, escaped keys included', () => {
+    const limits = Obj({ limits: QuantityMap() });
+    for (let round = 0; round < 2; round++) {
+      const result = checkSchema(limits, { limits: { 'example.com/gpu': 'lots', 'a~b': 'many' } });
+      expect(result.causes.map((c) => [c.field, c.badValue])).toEqual([
+        ['limits[example.com/gpu]', 'lots'],
+        ['limits[a~b]', 'many'],
+      ]);
+    }
+  });
+});
