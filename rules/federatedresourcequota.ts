@@ -130,8 +130,7 @@ function checkResourceList(ctx: RuleContext, resources: unknown, path: string, k
 function checkResourceList(ctx: RuleContext, resources: unknown, path: string, keep = true): CheckedList | void {
   const checked: CheckedList | undefined = keep ? { names: [], values: [] } : undefined;
   if (!isRecord(resources)) return checked;
-  // for-in, so that V8 reads each value through the object's enumeration cache.
-  for (const name in resources) {
+  for (const name of Object.keys(resources)) {
     const value = resources[name];
     const { problem: nameProblem, integer } = analyseName(name);
     if (nameProblem) add(ctx, invalid(key(path, name), name, nameProblem));

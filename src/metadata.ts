@@ -41,7 +41,7 @@ export function checkMetadata(rules: KindRules, metadata: unknown, ctx: RuleCont
   }
 
   if (isRecord(labels)) {
-    for (const k in labels) {
+    for (const k of Object.keys(labels)) {
       const v = labels[k];
       const keyProblem = qualifiedName(k);
       if (keyProblem) ctx.causes.push(invalid(child(path, 'labels'), k, keyProblem));
@@ -54,7 +54,7 @@ export function checkMetadata(rules: KindRules, metadata: unknown, ctx: RuleCont
 
   if (isRecord(annotations)) {
     let units = 0;
-    for (const k in annotations) {
+    for (const k of Object.keys(annotations)) {
       const v = annotations[k];
       const keyProblem = qualifiedName(k.toLowerCase());
       if (keyProblem) ctx.causes.push(invalid(child(path, 'annotations'), k, keyProblem));
@@ -128,7 +128,7 @@ export function checkMetadataUpdate(metadata: unknown, oldMetadata: unknown, ctx
 
 function annotationBytes(annotations: Record<string, unknown>): number {
   let bytes = 0;
-  for (const k in annotations) {
+  for (const k of Object.keys(annotations)) {
     const v = annotations[k];
     bytes += Buffer.byteLength(k) + (typeof v === 'string' ? Buffer.byteLength(v) : 0);
   }

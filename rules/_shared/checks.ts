@@ -98,7 +98,7 @@ export function checkConditions(ctx: RuleContext, conditions: unknown, path: str
 export function checkLabelSelector(ctx: RuleContext, selector: unknown, path: string): void {
   const s = record(selector);
   const matchLabels = record(s.matchLabels);
-  for (const k in matchLabels) {
+  for (const k of Object.keys(matchLabels)) {
     const v = matchLabels[k];
     const keyProblem = qualifiedName(k);
     if (keyProblem) add(ctx, invalid(child(path, 'matchLabels'), k, keyProblem));

@@ -95,6 +95,12 @@ describe('checkMetadata: labels, annotations, finalizers, owner references', () 
     expect(causes(namespaced, { name: 'a', labels: { app: 1 }, finalizers: [1], annotations: 'x' })).toEqual([]);
     expect(causes(namespaced, 'metadata')).toEqual([]);
   });
+
+  it("judges a map's own entries only, not what a caller's object inherits", () => {
+    const labels = Object.assign(Object.create({ 'bad key!': 'v' }) as object, { app: 'web' });
+    const annotations = Object.create({ big: 'x'.repeat(300 * 1024) }) as object;
+    expect(causes(namespaced, { name: 'a', labels, annotations })).toEqual([]);
+  });
 });
 
 describe('checkMetadataUpdate', () => {
