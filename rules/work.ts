@@ -2,7 +2,7 @@
 import { Arr, Bool, Condition, INT32_MAX, Int32, Obj, Opt, RawObject, RawValue, ReqStr, ResourceHealth, Str, envelope, type Static } from './_shared/schema.js';
 import { add, checkConditions, child, fingerprint, fingerprints, index, isInt, isRecord, isString, judgedSpec, list, record, tupleKey } from './_shared/checks.js';
 import { duplicate, invalid, required } from '../src/field.js';
-import type { KindRules, RuleContext } from '../src/rule.js';
+import { storedObject, type KindRules, type RuleContext } from '../src/rule.js';
 
 
 const WorkSpec = Obj({
@@ -103,7 +103,7 @@ function validate(work: Work, ctx: RuleContext): void {
  * the stored entries, so the ordinal check judges only what a write changes.
  */
 function storedIdentifiers(ctx: RuleContext): ReadonlySet<string> {
-  const entries = ctx.operation === 'UPDATE' && isRecord(ctx.oldObject) ? list(record(ctx.oldObject.status).manifestStatuses) : [];
+  const entries = list(record(storedObject(ctx)?.status).manifestStatuses);
   return fingerprints(entries.map((e) => record(record(e).identifier)));
 }
 

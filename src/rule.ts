@@ -6,6 +6,7 @@
  */
 import type { TSchema } from '@sinclair/typebox';
 import type { Cause } from './field.js';
+import { isRecord } from './is.js';
 
 export type Operation = 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT';
 
@@ -53,6 +54,10 @@ export interface RuleContext {
   readonly causes: Cause[];
   readonly warnings: string[];
 }
+
+/** The stored object an UPDATE replaces (the status subresource's included); undefined for any other operation. */
+export const storedObject = (ctx: Pick<RuleContext, 'operation' | 'oldObject'>): Record<string, unknown> | undefined =>
+  ctx.operation === 'UPDATE' && isRecord(ctx.oldObject) ? ctx.oldObject : undefined;
 
 export interface DefaultContext {
   readonly operation: Operation;

@@ -7,7 +7,7 @@ import { invalid, keptWarning, notSupported, type Cause } from './field.js';
 import { checkSchema, kindValidator, unknownFieldCause } from './schema.js';
 import { checkMetadata, checkMetadataUpdate } from './metadata.js';
 import { DEFAULT_GROUP_DOMAIN, apiVersion, rulesFor, supportedKinds } from '../rules/index.js';
-import type { KindRules, Lookups, MaybePromise, Operation, RuleContext, RuleOptions } from './rule.js';
+import { storedObject, type KindRules, type Lookups, type MaybePromise, type Operation, type RuleContext, type RuleOptions } from './rule.js';
 import { isRecord } from './is.js';
 import { isDeepStrictEqual } from 'node:util';
 
@@ -67,7 +67,7 @@ export function validate(object: unknown, options: ValidateOptions = NO_OPTIONS)
   }
 
   const statusOnly = ctx.subResource === 'status';
-  const stored = operation === 'UPDATE' && isRecord(options.oldObject) ? options.oldObject : undefined;
+  const stored = storedObject(ctx);
   const schema = checkSchema(rules.schema, object, kindValidator(rules), stored);
   const schemaCauses = statusOnly ? schema.causes.filter((c) => inStatusWrite(c.field)) : schema.causes;
   for (const cause of schemaCauses) ctx.causes.push(cause);
@@ -81,7 +81,7 @@ export function validate(object: unknown, options: ValidateOptions = NO_OPTIONS)
   }
 
   checkMetadata(rules, object.metadata, ctx);
-  runRules(rules, object, ctx, schemaCauses.length === 0);
+  runRules(rules, object, stored, ctx, schemaCauses.length === 0);
 
   if (statusOnly || !rules.validateWithLookups) return finish(ctx);
   if (rules.lookupsApply && !rules.lookupsApply(object)) return finish(ctx);
@@ -110,9 +110,8 @@ const inStatusWrite = (field: string): boolean => {
  * found the object malformed, a rule tripping over it adds nothing the user needs;
  * on a well-formed object a throw is a bug and propagates.
  */
-function runRules(rules: KindRules, object: Record<string, unknown>, ctx: RuleContext, wellFormed: boolean): void {
+function runRules(rules: KindRules, object: Record<string, unknown>, old: Record<string, unknown> | undefined, ctx: RuleContext, wellFormed: boolean): void {
   const statusOnly = ctx.subResource === 'status';
-  const old = ctx.operation === 'UPDATE' && isRecord(ctx.oldObject) ? ctx.oldObject : undefined;
   // Each step is guarded on its own, so one tripping over a malformed object does not skip the next.
   if (!statusOnly && rules.validate) {
     try {

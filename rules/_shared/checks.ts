@@ -5,7 +5,7 @@
  */
 import { child, duplicate, index, invalid, keptWarning, key, required, forbidden, type Cause } from '../../src/field.js';
 import { labelValue, qualifiedName } from '../../src/checks/names.js';
-import type { RuleContext } from '../../src/rule.js';
+import { storedObject, type RuleContext } from '../../src/rule.js';
 import { isRecord } from '../../src/is.js';
 
 export { child, index, key, isRecord };
@@ -26,7 +26,8 @@ export const add = (ctx: RuleContext, cause: Cause): void => {
  * the cause is a warning, as the schema pass ratchets unchanged values (see checkSchema).
  */
 export const addUnlessStored = (ctx: RuleContext, cause: Cause, value: unknown, storedValue: (old: Record<string, unknown>) => unknown): void => {
-  if (ctx.operation === 'UPDATE' && isRecord(ctx.oldObject) && storedValue(ctx.oldObject) === value) ctx.warnings.push(keptWarning(cause));
+  const stored = storedObject(ctx);
+  if (stored && storedValue(stored) === value) ctx.warnings.push(keptWarning(cause));
   else ctx.causes.push(cause);
 };
 
