@@ -4,9 +4,8 @@
  */
 import { Arr, Enum, Int32, Obj, Opt, PortStatus, ReqStr, Str, StrList, envelope, type Static } from './_shared/schema.js';
 import { add, checkUnique, child, index, isRecord, isString, key, list, record } from './_shared/checks.js';
-import { memoizeVerdict } from '../src/checks/memo.js';
 import { duplicate, invalid, required } from '../src/field.js';
-import { dns1123Subdomain, isIPSloppy, wildcardDns1123Subdomain } from '../src/checks/names.js';
+import { dns1123Subdomain, dnsHostname, wildcardDns1123Subdomain } from '../src/checks/names.js';
 import type { KindRules, RuleContext } from '../src/rule.js';
 
 export const PATH_TYPES = ['Exact', 'Prefix', 'ImplementationSpecific'] as const;
@@ -69,11 +68,8 @@ export type MultiClusterIngress = Static<typeof schema>;
 const INVALID_PATH_SEQUENCES = ['//', '/./', '/../', '%2f', '%2F'];
 const INVALID_PATH_SUFFIXES = ['/..', '/.'];
 
-/** A rule host: precise or `*.`-wildcard DNS name, never an IP. */
-const hostError = memoizeVerdict((host: string): string | undefined => {
-  if (isIPSloppy(host)) return 'must be a DNS name, not an IP address';
-  return host.includes('*') ? wildcardDns1123Subdomain(host) : dns1123Subdomain(host);
-});
+/** A rule host: precise or `*.`-wildcard DNS name, never an IP (no address has a `*`). */
+const hostError = (host: string): string | undefined => (host.includes('*') ? wildcardDns1123Subdomain(host) : dnsHostname(host));
 
 function validate(mci: MultiClusterIngress, ctx: RuleContext): void {
   checkIngressClassAnnotation(ctx, record(mci.metadata).annotations, record(mci.spec).ingressClassName);
