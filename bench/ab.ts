@@ -14,7 +14,7 @@ import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { validate } from '../src/validate.js';
 import { corpus } from './corpus.js';
-import { cpuMicros, quantile, warmUp } from './stats.js';
+import { cpuMicrosOver, quantile, warmUp } from './stats.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 40);
 const PASSES_PER_ROUND = Number(process.env.BENCH_PASSES ?? 100);
@@ -37,10 +37,7 @@ if (objects.length === 0) {
 }
 
 /** CPU µs of one round: PASSES_PER_ROUND passes of fn over the corpus. */
-const round = (fn: Validate): number =>
-  cpuMicros(() => {
-    for (let p = 0; p < PASSES_PER_ROUND; p++) for (const o of objects) fn(o);
-  });
+const round = (fn: Validate): number => cpuMicrosOver(objects, PASSES_PER_ROUND, fn);
 
 // Both sides reach their optimized code before anything is counted; compiling two builds
 // takes twice as long, and work still compiling would be charged to whichever side it ran beside.

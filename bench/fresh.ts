@@ -8,7 +8,7 @@
  */
 import { validate } from '../src/validate.js';
 import { corpus } from './corpus.js';
-import { cpuMicros, warmUp } from './stats.js';
+import { cpuMicrosOver, warmUp } from './stats.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 30);
 const PASSES_PER_ROUND = Number(process.env.BENCH_PASSES ?? 100);
@@ -17,13 +17,9 @@ const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 8);
 const texts = corpus().map((o) => JSON.stringify(o));
 const reused = texts.map((t) => JSON.parse(t) as unknown);
 
-const passes = (each: (i: number) => void) =>
-  cpuMicros(() => {
-    for (let p = 0; p < PASSES_PER_ROUND; p++) for (let i = 0; i < texts.length; i++) each(i);
-  });
-const parseAlone = () => passes((i) => JSON.parse(texts[i]!));
-const parseAndValidate = () => passes((i) => validate(JSON.parse(texts[i]!)));
-const validateReused = () => passes((i) => validate(reused[i]));
+const parseAlone = () => cpuMicrosOver(texts, PASSES_PER_ROUND, (text) => JSON.parse(text));
+const parseAndValidate = () => cpuMicrosOver(texts, PASSES_PER_ROUND, (text) => validate(JSON.parse(text)));
+const validateReused = () => cpuMicrosOver(reused, PASSES_PER_ROUND, validate);
 
 warmUp(WARMUP_SECONDS, () => {
   parseAlone();
