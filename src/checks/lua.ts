@@ -6,7 +6,7 @@
  */
 import { lazyRequire } from '../lazy.js';
 import { ownCopy } from './memo.js';
-import { gopherLuaProblem, lineAndColumn, mayBeRefusedByGopherLua, type DetailedChunk } from './gopher-lua.js';
+import { gopherLuaProblem, lineAndColumn, mayBeRefusedByGopherLua, type DetailedChunk, type LuaNode } from './gopher-lua.js';
 
 const luaparse = lazyRequire<typeof import('luaparse')>('luaparse');
 
@@ -46,8 +46,6 @@ export function luaScriptError(script: string, fn: LuaFunctionSpec): string | un
   }
   return result;
 }
-
-type Node = { type: string; [k: string]: unknown };
 
 /** `detailed` adds comments, ranges and locations, which only gopherLuaProblem() needs. */
 const parse = (script: string, luaVersion: '5.1' | '5.2', detailed = false) =>
@@ -109,7 +107,7 @@ function position(err: LuaSyntaxError & { line?: number; column?: number }): { l
 }
 
 function check(script: string, fn: LuaFunctionSpec): string | undefined {
-  let chunk: { body: Node[] };
+  let chunk: DetailedChunk;
   try {
     chunk = parseAsGopherLua(script);
   } catch (err) {
@@ -128,7 +126,7 @@ function check(script: string, fn: LuaFunctionSpec): string | undefined {
   const signature = `${fn.name}(${fn.params.join(', ')})`;
   const definition = findGlobalFunction(chunk.body, fn.name);
   if (!definition) return `the script must define the global function ${signature}`;
-  const params = definition.parameters as Node[];
+  const params = definition.parameters as LuaNode[];
   const named = params.filter((p) => p.type === 'Identifier').length;
   const variadic = params.some((p) => p.type === 'VarargLiteral');
   if (named !== fn.params.length && !(variadic && named <= fn.params.length)) {
@@ -138,15 +136,15 @@ function check(script: string, fn: LuaFunctionSpec): string | undefined {
 }
 
 /** `function Name(...) end` or `Name = function(...) end` at the top level of the chunk. */
-function findGlobalFunction(body: Node[], name: string): Node | undefined {
-  let found: Node | undefined;
+function findGlobalFunction(body: LuaNode[], name: string): LuaNode | undefined {
+  let found: LuaNode | undefined;
   for (const statement of body) {
     if (statement.type === 'FunctionDeclaration' && !statement.isLocal) {
-      const id = statement.identifier as Node | null;
+      const id = statement.identifier as LuaNode | null;
       if (id?.type === 'Identifier' && id.name === name) found = statement;
     } else if (statement.type === 'AssignmentStatement') {
-      const vars = statement.variables as Node[];
-      const values = statement.init as Node[];
+      const vars = statement.variables as LuaNode[];
+      const values = statement.init as LuaNode[];
       vars.forEach((v, i) => {
         if (v.type === 'Identifier' && v.name === name && values[i]?.type === 'FunctionDeclaration') found = values[i];
       });
