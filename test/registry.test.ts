@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { readdirSync } from 'node:fs';
-import { ruleModules, rulesFor } from '../rules/index.js';
+import { apiVersion, ruleModules, rulesFor } from '../rules/index.js';
 import type { KindRules } from '../src/rule.js';
 
 const moduleFiles = readdirSync(new URL('../rules/', import.meta.url)).filter((f) => f.endsWith('.ts') && f !== 'index.ts' && f !== 'types.ts');
@@ -17,5 +17,12 @@ describe('the registry', () => {
 
   it('gives every kind the same object shape, so reading a field stays one map check', () => {
     expect(new Set(ruleModules.map((r) => Object.keys(r).join()))).toHaveProperty('size', 1);
+  });
+
+  it("gives a kind's apiVersion under the group domain asked for", () => {
+    const custom = { ...rulesFor('Cluster')!, group: 'test', version: 'v9' };
+    expect(apiVersion(custom)).toBe('test.karmada.io/v9');
+    expect(apiVersion(custom, 'example.com')).toBe('test.example.com/v9');
+    expect(apiVersion(custom)).toBe('test.karmada.io/v9');
   });
 });
