@@ -3,6 +3,7 @@ import { Type } from '@sinclair/typebox';
 import { checkMetadata, checkMetadataUpdate } from '../../src/metadata.js';
 import { clusterName } from '../../src/checks/names.js';
 import type { KindRules, RuleContext, Scope } from '../../src/rule.js';
+import { formatCause } from '../../src/field.js';
 import { Forbidden, Invalid, Required, TooLong, type Want } from '../helpers.js';
 
 const kind = (scope: Scope, nameError?: (name: string) => string | undefined): KindRules =>
@@ -18,6 +19,18 @@ function causes(rules: KindRules, metadata: unknown): Want[] {
   const ctx = context();
   checkMetadata(rules, metadata, ctx);
   return ctx.causes.map((c) => ({ type: c.type, field: c.field }));
+}
+
+function messages(rules: KindRules, metadata: unknown): string[] {
+  const ctx = context();
+  checkMetadata(rules, metadata, ctx);
+  return ctx.causes.map(formatCause);
+}
+
+function updateMessages(metadata: unknown, old: unknown): string[] {
+  const ctx = context();
+  checkMetadataUpdate(metadata, old, ctx);
+  return ctx.causes.map(formatCause);
 }
 
 function updateCauses(metadata: unknown, old: unknown): Want[] {
@@ -39,6 +52,8 @@ describe('checkMetadata: name and generateName', () => {
     ['generateName alone, without a dash', { generateName: 'web' }, []],
     ['generateName that is not a prefix of a subdomain', { generateName: 'Web_' }, [Invalid('metadata.generateName')]],
     ['generateName starting with a dash', { generateName: '-web-' }, [Invalid('metadata.generateName')]],
+    ['generateName ending in a dot', { generateName: 'web.' }, [Invalid('metadata.generateName')]],
+    ['generateName of 253 characters with the dash', { generateName: `${'a'.repeat(252)}-` }, []],
     ['an empty generateName is no name', { generateName: '' }, [Required('metadata.name')]],
     ['name and a bad generateName: both checked', { name: 'web', generateName: 'Web-' }, [Invalid('metadata.generateName')]],
   ] as [string, unknown, Want[]][])('%s', (_name, metadata, want) => expect(causes(namespaced, metadata)).toEqual(want));
@@ -61,6 +76,7 @@ describe('checkMetadata: namespace', () => {
 
   it('requires a DNS label as the namespace of a namespaced kind', () => {
     expect(causes(namespaced, { name: 'a', namespace: 'shop' })).toEqual([]);
+    expect(causes(namespaced, { name: 'a', namespace: '' })).toEqual([]);
     expect(causes(namespaced, { name: 'a', namespace: 'n'.repeat(63) })).toEqual([]);
     expect(causes(namespaced, { name: 'a', namespace: 'n'.repeat(64) })).toEqual([Invalid('metadata.namespace')]);
     expect(causes(namespaced, { name: 'a', namespace: 'shop.eu' })).toEqual([Invalid('metadata.namespace')]);
@@ -88,18 +104,46 @@ describe('checkMetadata: labels, annotations, finalizers, owner references', () 
     ['one controller owner', { ownerReferences: [{ controller: true }, { controller: false }, {}] }, []],
     ['two controller owners', { ownerReferences: [{ controller: true }, { controller: true }] }, [Invalid('metadata.ownerReferences')]],
     ['an Event as owner', { ownerReferences: [{ apiVersion: 'apps/v1', kind: 'Deployment', name: 'd', uid: '1' }, { apiVersion: 'v1', kind: 'Event', name: 'e', uid: '2' }] }, [Invalid('metadata.ownerReferences[1]')]],
+    ['a v1 owner that is not an Event', { ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'c', uid: '3' }] }, []],
     ['an Event of another group as owner', { ownerReferences: [{ apiVersion: 'events.k8s.io/v1', kind: 'Event', name: 'e', uid: '2' }] }, []],
   ] as [string, Record<string, unknown>, Want[]][])('%s', (_name, extra, want) => expect(causes(namespaced, { name: 'a', ...extra })).toEqual(want));
 
   it('leaves values of the wrong type to the schema pass', () => {
     expect(causes(namespaced, { name: 'a', labels: { app: 1 }, finalizers: [1], annotations: 'x' })).toEqual([]);
     expect(causes(namespaced, 'metadata')).toEqual([]);
+    expect(causes(namespaced, { name: 'a', labels: { list: ['a b'], none: null } })).toEqual([]);
+  });
+
+  it('still sums the string annotations when another value has the wrong type', () => {
+    expect(causes(namespaced, { name: 'a', annotations: { k: 'x'.repeat(256 * 1024), n: 1 } })).toEqual([TooLong('metadata.annotations')]);
   });
 
   it("judges a map's own entries only, not what a caller's object inherits", () => {
     const labels = Object.assign(Object.create({ 'bad key!': 'v' }) as object, { app: 'web' });
     const annotations = Object.create({ big: 'x'.repeat(300 * 1024) }) as object;
     expect(causes(namespaced, { name: 'a', labels, annotations })).toEqual([]);
+  });
+});
+
+describe('checkMetadata: messages', () => {
+  it.each([
+    ['no metadata', undefined, 'metadata.name: Required value: name or generateName is required'],
+    ['no name', {}, 'metadata.name: Required value: name or generateName is required'],
+    ['orphan and foregroundDeletion', { name: 'a', finalizers: ['orphan', 'foregroundDeletion'] }, 'metadata.finalizers: Invalid value: "foregroundDeletion": finalizer orphan and foregroundDeletion cannot be both set'],
+    [
+      'two controllers',
+      { name: 'a', ownerReferences: [{ controller: true }, { controller: true }] },
+      'metadata.ownerReferences: Invalid value: [{"controller":true},{"controller":true}]: Only one reference can have Controller set to true',
+    ],
+    [
+      'an Event as owner',
+      { name: 'a', ownerReferences: [{ apiVersion: 'v1', kind: 'Event', name: 'e', uid: '2' }] },
+      'metadata.ownerReferences[0]: Invalid value: {"apiVersion":"v1","kind":"Event","name":"e","uid":"2"}: v1 Event is disallowed from being an owner',
+    ],
+  ] as [string, unknown, string][])('%s', (_name, metadata, want) => expect(messages(namespaced, metadata)).toEqual([want]));
+
+  it('says a namespace is not allowed on a cluster-scoped kind', () => {
+    expect(messages(clusterScoped, { name: 'a', namespace: 'default' })).toEqual(['metadata.namespace: Forbidden: not allowed on this type']);
   });
 });
 
@@ -126,12 +170,33 @@ describe('checkMetadataUpdate', () => {
     expect(updateCauses({ ...stored, creationTimestamp: '2026-11-02T00:00:00Z', generation: 2 }, stored)).toEqual([]);
     expect(updateCauses({ ...stored, deletionTimestamp: '2026-11-22T00:00:00Z' }, stored)).toEqual([Invalid('metadata.deletionTimestamp')]);
     expect(updateCauses({ ...stored, deletionGracePeriodSeconds: 30 }, stored)).toEqual([Invalid('metadata.deletionGracePeriodSeconds')]);
+    expect(updateCauses({ ...old, uid: 'u1' }, old)).toEqual([Invalid('metadata.uid')]);
+  });
+
+  it('treats a null or empty value as left out', () => {
+    const stored = { ...old, uid: 'u1', deletionTimestamp: '2026-11-22T00:00:00Z', deletionGracePeriodSeconds: 30 };
+    expect(updateCauses({ ...old, uid: '', deletionTimestamp: null, deletionGracePeriodSeconds: null }, stored)).toEqual([]);
+    expect(updateCauses({ ...old, deletionTimestamp: null }, old)).toEqual([]);
+  });
+
+  it('allows keeping a grace period the stored object has', () => {
+    const stored = { ...old, deletionTimestamp: '2026-11-22T00:00:00Z', deletionGracePeriodSeconds: 30 };
+    expect(updateCauses({ ...stored }, stored)).toEqual([]);
+  });
+
+  it('leaves metadata that is not an object to the schema pass', () => {
+    expect(updateCauses(undefined, old)).toEqual([]);
+    expect(updateCauses('metadata', old)).toEqual([]);
+    expect(updateCauses(old, undefined)).toEqual([]);
   });
 
   it('forbids new finalizers once the object is being deleted', () => {
     const deleting = { ...old, deletionTimestamp: '2026-11-22T00:00:00Z', deletionGracePeriodSeconds: 0, finalizers: ['a'] };
     expect(updateCauses({ ...deleting, finalizers: [] }, deleting)).toEqual([]);
     expect(updateCauses({ ...deleting, finalizers: ['a', 'b'] }, deleting)).toEqual([Forbidden('metadata.finalizers')]);
+    expect(updateCauses({ ...deleting, labels: { a: 'c' } }, deleting)).toEqual([]);
+    const { finalizers: _, ...withoutFinalizers } = deleting;
+    expect(updateCauses({ ...deleting }, withoutFinalizers)).toEqual([Forbidden('metadata.finalizers')]);
     expect(updateCauses({ ...old, finalizers: ['a', 'b'] }, { ...old, finalizers: ['a'] })).toEqual([]);
   });
 
@@ -139,5 +204,19 @@ describe('checkMetadataUpdate', () => {
     const ctx = context();
     checkMetadataUpdate({ name: 'web2' }, { name: 'web' }, ctx);
     expect(ctx.causes[0]!.message).toBe('Invalid value: "web2": field is immutable');
+    const stored = { name: 'web', uid: 'u1' };
+    expect(updateMessages({ ...stored, uid: 'u2' }, stored)).toEqual(['metadata.uid: Invalid value: "u2": field is immutable']);
+    expect(updateMessages({ ...stored, deletionGracePeriodSeconds: 30 }, stored)).toEqual(['metadata.deletionGracePeriodSeconds: Invalid value: 30: field is immutable']);
+  });
+
+  it('says why a deletion timestamp or a new finalizer is refused', () => {
+    const stored = { name: 'web' };
+    expect(updateMessages({ ...stored, deletionTimestamp: '2026-11-22T00:00:00Z' }, stored)).toEqual([
+      'metadata.deletionTimestamp: Invalid value: "2026-11-22T00:00:00Z": field is immutable; it is set by deleting the object',
+    ]);
+    const deleting = { ...stored, deletionTimestamp: '2026-11-22T00:00:00Z', finalizers: ['a'] };
+    const [message] = updateMessages({ ...deleting, finalizers: ['a', 'b'] }, deleting);
+    expect(message).toContain('metadata.finalizers: Forbidden: no new finalizers can be added if the object is being deleted');
+    expect(message).toContain('"b"');
   });
 });
