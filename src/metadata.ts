@@ -27,8 +27,9 @@ export function checkMetadata(rules: KindRules, metadata: unknown, ctx: RuleCont
     ctx.causes.push(required(child(path, 'name'), 'name or generateName is required'));
   }
   if (typeof generateName === 'string' && generateName !== '') {
-    // A prefix may end in '-'; the generated suffix makes the final name valid.
-    const masked = generateName.endsWith('-') ? `${generateName.slice(0, -1)}a` : generateName;
+    // A prefix may end in '-'; the generated suffix makes the final name valid. A lone '-' is no
+    // prefix (apimachinery masks only longer ones), and every name made from it starts with a dash.
+    const masked = generateName.length > 1 && generateName.endsWith('-') ? `${generateName.slice(0, -1)}a` : generateName;
     const problem = nameError(masked);
     if (problem) ctx.causes.push(invalid(child(path, 'generateName'), generateName, problem));
   }

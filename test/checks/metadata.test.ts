@@ -53,6 +53,7 @@ describe('checkMetadata: name and generateName', () => {
     ['generateName that is not a prefix of a subdomain', { generateName: 'Web_' }, [Invalid('metadata.generateName')]],
     ['generateName starting with a dash', { generateName: '-web-' }, [Invalid('metadata.generateName')]],
     ['generateName ending in a dot', { generateName: 'web.' }, [Invalid('metadata.generateName')]],
+    ['generateName of a dash alone', { generateName: '-' }, [Invalid('metadata.generateName')]],
     ['generateName of 253 characters with the dash', { generateName: `${'a'.repeat(252)}-` }, []],
     ['an empty generateName is no name', { generateName: '' }, [Required('metadata.name')]],
     ['name and a bad generateName: both checked', { name: 'web', generateName: 'Web-' }, [Invalid('metadata.generateName')]],
