@@ -46,9 +46,12 @@ describe('Cluster', () => {
       // Go's url.Parse refuses these, which WHATWG's `new URL()` repairs or takes
       'https://10.0.0.1:6443/%zz', 'https://member{1}.example.com', 'https://u%zz@10.0.0.1', 'https://[::1',
       // Go takes these, the spec's hostname, IP and port do not
-      'https://10.0.0.256:6443', 'https://127.1:6443', 'https://member<1>.example.com', 'https://member_1.example.com', 'https://10.0.0.1:70000', 'https://[]:6443'].map(
+      'https://10.0.0.256:6443', 'https://127.1:6443', 'https://member<1>.example.com', 'https://member_1.example.com', 'https://10.0.0.1:70000', 'https://[]:6443',
+      // A colon without a port is none of the spec's forms.
+      'member1.example.com:', '[fd00::1]:'].map(
       (endpoint): Case => ({ name: `apiEndpoint ${endpoint}`, edit: (o) => (o.spec.apiEndpoint = endpoint), want: [Invalid('spec.apiEndpoint')] }),
     ),
+    { name: 'apiEndpoint empty is unset', edit: (o) => (o.spec.apiEndpoint = ''), want: [] },
     // secrets
     { name: 'secretRef without namespace', edit: (o) => delete o.spec.secretRef.namespace, want: [Required('spec.secretRef.namespace')] },
     { name: 'impersonatorSecretRef with empty name', edit: (o) => (o.spec.impersonatorSecretRef.name = ''), want: [Required('spec.impersonatorSecretRef.name')] },
@@ -69,11 +72,13 @@ describe('Cluster', () => {
     ...['http://proxy%zz:3128', 'http://u p@proxy.internal:3128', 'http://proxy.internal:3128/%', 'socks4://proxy.internal:1080'].map(
       (proxy): Case => ({ name: `proxyURL ${JSON.stringify(proxy)}`, edit: (o) => (o.spec.proxyURL = proxy), want: [Invalid('spec.proxyURL')] }),
     ),
+    { name: 'proxyURL empty is unset', edit: (o) => (o.spec.proxyURL = ''), want: [] },
     { name: 'proxyHeader value not a string', edit: (o) => (o.spec.proxyHeader = { a: 1 }), want: [Invalid('spec.proxyHeader[a]')] },
     // topology
     { name: 'provider not a label value', edit: (o) => (o.spec.provider = 'aws cloud'), want: [Invalid('spec.provider')] },
     { name: 'region not a label value', edit: (o) => (o.spec.region = '-eu'), want: [Invalid('spec.region')] },
     { name: 'zone with zones', edit: (o) => (o.spec.zone = 'eu-central-1a'), want: [Forbidden('spec.zone')] },
+    { name: 'empty zone with zones', edit: (o) => (o.spec.zone = ''), want: [] },
     { name: 'zone alone', edit: (o) => { o.spec.zone = 'eu-central-1a'; delete o.spec.zones; }, want: [] },
     { name: 'zone not a label value', edit: (o) => { o.spec.zone = 'eu central'; delete o.spec.zones; }, want: [Invalid('spec.zone')] },
     { name: 'zones entry not a label value', edit: (o) => (o.spec.zones = ['ok', 'not ok']), want: [Invalid('spec.zones[1]')] },
@@ -119,6 +124,35 @@ describe('Cluster', () => {
     // A grade the schema refuses is not also blamed for the intervals it would break.
     { name: 'negative grade, reported once', edit: (o) => (o.spec.resourceModels[1].grade = -7), want: [Invalid('spec.resourceModels[1].grade')] },
     { name: 'fractional grade, reported once', edit: (o) => (o.spec.resourceModels[1].grade = 1.5), want: [Invalid('spec.resourceModels[1].grade')] },
+    { name: 'fractional grade out of order, reported once', edit: (o) => (o.spec.resourceModels[1].grade = 5.5), want: [Invalid('spec.resourceModels[1].grade')] },
+    { name: 'grade past int32, reported once', edit: (o) => (o.spec.resourceModels[1].grade = 2147483648), want: [Invalid('spec.resourceModels[1].grade')] },
+    { name: 'grade of the largest int32', edit: (o) => (o.spec.resourceModels[2].grade = 2147483647), want: [] },
+    {
+      name: 'grade of the largest int32 is checked for gaps',
+      edit: (o) => { o.spec.resourceModels[2].grade = 2147483647; o.spec.resourceModels[2].ranges[0].min = '3'; },
+      want: [Invalid('spec.resourceModels[2].ranges[0].min')],
+    },
+    {
+      name: 'range without max: the other grades are still checked',
+      edit: (o) => { delete o.spec.resourceModels[0].ranges[0].max; o.spec.resourceModels[2].ranges[0].max = '1'; },
+      want: [Required('spec.resourceModels[0].ranges[0].max'), Invalid('spec.resourceModels[2].ranges[0].max')],
+    },
+    {
+      name: 'duplicate grade is not also blamed for a gap',
+      edit: (o) => o.spec.resourceModels.push({ grade: 2, ranges: [{ name: 'cpu', min: '8', max: '16' }, { name: 'memory', min: '32Gi', max: '64Gi' }] }),
+      want: [Duplicate('spec.resourceModels[3].grade')],
+    },
+    { name: 'grade missing its first resource is not also blamed for order', edit: (o) => o.spec.resourceModels[1].ranges.shift(), want: [Invalid('spec.resourceModels[1].ranges')] },
+    {
+      name: 'lowest grade short a resource: the order is the next full grade\'s',
+      edit: (o) => { o.spec.resourceModels[0].ranges.pop(); o.spec.resourceModels[2].ranges.reverse(); },
+      want: [Invalid('spec.resourceModels[0].ranges'), Invalid('spec.resourceModels[2].ranges[0].name')],
+    },
+    {
+      name: 'grade with an unsupported range name is not also blamed for order',
+      edit: (o) => { o.spec.resourceModels[1].ranges.reverse(); o.spec.resourceModels[1].ranges.unshift({ name: 'nvidia.com/gpu', min: '0', max: '1' }); },
+      want: [NotSupported('spec.resourceModels[1].ranges[0].name')],
+    },
     {
       name: 'ranges in another order than the other grades',
       edit: (o) => o.spec.resourceModels[1].ranges.reverse(),
@@ -178,6 +212,81 @@ describe('Cluster', () => {
       'spec.zones[3]: zone "eu-1a" is already listed at spec.zones[0]',
     ]);
     expect(validate(cluster).warnings).toEqual([]);
+  });
+
+  it('does not warn about an empty zone', () => {
+    expect(validate(changed(cluster, (o) => (o.spec.zone = ''))).warnings).toEqual([]);
+    expect(validate(changed(cluster, (o) => (o.spec.zones = ['', '']))).warnings).toEqual([]);
+  });
+
+  it('does not warn when an UPDATE sets the cluster id for the first time', () => {
+    for (const stored of [changed(cluster, (o) => delete o.spec.id), changed(cluster, (o) => (o.spec.id = ''))]) {
+      expect(validate(cluster, { operation: 'UPDATE', oldObject: stored }).warnings).toEqual([]);
+    }
+  });
+
+  it('keeps a proxyURL as stored on UPDATE, and refuses it when the write sets it', () => {
+    const stored = changed(cluster, (o) => (o.spec.proxyURL = 'ftp://proxy:21'));
+    const result = validate(changed(stored, (o) => o.spec.taints.pop()), { operation: 'UPDATE', oldObject: stored });
+    expect(result.causes).toEqual([]);
+    expect(result.warnings).toEqual([
+      'spec.proxyURL: Invalid value: "ftp://proxy:21": unsupported scheme "ftp", must be http, https, or socks5 (as stored: this update does not change it, so it is not refused)',
+    ]);
+    expectCauses(stored, [Invalid('spec.proxyURL')], { operation: 'UPDATE', oldObject: cluster });
+  });
+
+  const messages: { name: string; edit: (o: any) => void; field: string; message: string }[] = [
+    {
+      name: 'URL without a host',
+      edit: (o) => (o.spec.apiEndpoint = 'https://'),
+      field: 'spec.apiEndpoint',
+      message: 'Invalid value: "https://": host must be provided; desired format: hostname, hostname:port, IP or IP:port',
+    },
+    {
+      name: 'zone with zones',
+      edit: (o) => (o.spec.zone = 'eu-central-1a'),
+      field: 'spec.zone',
+      message: 'Forbidden: may not be set together with spec.zones; zone is deprecated, use zones only',
+    },
+    {
+      name: 'negative min',
+      edit: (o) => (o.spec.resourceModels[0].ranges[0].min = '-1'),
+      field: 'spec.resourceModels[0].ranges[0].min',
+      message: 'Invalid value: "-1": must be greater than or equal to 0',
+    },
+    {
+      name: 'max below min',
+      edit: (o) => (o.spec.resourceModels[2].ranges[0].max = '1'),
+      field: 'spec.resourceModels[2].ranges[0].max',
+      message: 'Invalid value: "1": must be greater than min (2): ranges are half-open [min, max)',
+    },
+    {
+      name: 'gap between grades',
+      edit: (o) => (o.spec.resourceModels[1].ranges[1].min = '5Gi'),
+      field: 'spec.resourceModels[1].ranges[1].min',
+      message: 'Invalid value: "5Gi": must equal the max of memory in grade 0 (4Gi) so the grades form one continuous interval',
+    },
+    {
+      name: 'ranges in another order',
+      edit: (o) => o.spec.resourceModels[1].ranges.reverse(),
+      field: 'spec.resourceModels[1].ranges[0].name',
+      message: 'Invalid value: "memory": must be cpu: every grade lists its resources in the same order as grade 0 (cpu, memory)',
+    },
+    {
+      name: 'grades model different resources',
+      edit: (o) => {
+        o.spec.resourceModels[0].ranges.unshift({ name: 'storage', min: '0', max: '100' });
+        o.spec.resourceModels[2].ranges.unshift({ name: 'storage', min: '100', max: '1Pi' });
+        o.spec.resourceModels[1].ranges.pop();
+      },
+      field: 'spec.resourceModels[1].ranges',
+      message: 'Invalid value: ["cpu"]: every grade must model the same resources (cpu, memory, storage); missing memory, storage',
+    },
+  ];
+
+  it.each(messages)('says why: $name', ({ edit, field, message }) => {
+    const result = validate(changed(cluster, edit));
+    expect(result.causes.map((c) => [c.field, c.message])).toEqual([[field, message]]);
   });
 
   it('warns when the cluster id changes on UPDATE and checks immutable metadata', () => {
