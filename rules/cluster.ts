@@ -195,10 +195,12 @@ function checkResourceModels(ctx: RuleContext, models: unknown, path: string): v
       add(ctx, invalid(rangePath(p.i, p.ranges[at]!.j, 'name'), p.ranges[at]!.name, `must be ${order[at]}: every grade lists its resources in the same order as grade ${reference.grade} (${order.join(', ')})`));
     }
   }
+  // A repeated grade is reported as a duplicate; which of its models meets its neighbours is unknown.
+  const repeated = new Set(parsed.filter((p, k) => k > 0 && parsed[k - 1]!.grade === p.grade).map((p) => p.grade));
   for (let k = 1; allGraded && k < parsed.length; k++) {
     const prev = parsed[k - 1]!;
     const cur = parsed[k]!;
-    if (prev.grade === cur.grade) continue; // reported as a duplicate grade
+    if (repeated.has(prev.grade) || repeated.has(cur.grade)) continue;
     for (const range of cur.ranges) {
       const before = rangeNamed(prev.ranges, range.name);
       if (!before?.max || !range.min) continue;
