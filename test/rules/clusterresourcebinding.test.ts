@@ -265,6 +265,13 @@ describe('ClusterResourceBinding', () => {
     expect(result.causes[0]!.message).toContain("should match '^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$'");
   });
 
+  it('says why a repeated cluster is refused', () => {
+    const clusters = validate(changed(binding, (o) => o.spec.clusters.push({ name: 'member1', replicas: 3 })));
+    expect(clusters.causes.map((c) => c.message)).toEqual(['Duplicate value: "member1": a cluster may appear once']);
+    const aggregated = validate(changed(binding, (o) => (o.status.aggregatedStatus[1].clusterName = 'member1')));
+    expect(aggregated.causes.map((c) => c.message)).toEqual(['Duplicate value: "member1": each cluster has one aggregated status']);
+  });
+
   it('reports unknown fields as warnings, or as errors when strict', () => {
     const extra = changed(binding, (o) => (o.spec.resource.replicas = 2));
     expect(validate(extra).warnings).toEqual(['unknown field "spec.resource.replicas"']);

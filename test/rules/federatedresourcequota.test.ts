@@ -6,6 +6,9 @@ import { changed, expectCauses, Duplicate, Forbidden, Invalid, Required, type Ca
 
 import { frq } from '../fixtures/federatedresourcequota.js';
 
+/** A DNS subdomain of `length` characters, for resource-name prefixes. */
+const longPrefix = (length: number) => `${'a'.repeat(63)}.${'b'.repeat(63)}.${'c'.repeat(63)}.${'d'.repeat(length - 192)}`;
+
 /** Adds the same resource to overall and to the first assignment, so only the resource-name rules are in play. */
 const withResource = (name: string, value: string | number) => (o: any) => {
   o.spec.overall[name] = value;
@@ -33,6 +36,22 @@ describe('FederatedResourceQuota', () => {
     { name: 'overall empty, no assignments', edit: (o) => { o.spec.overall = {}; delete o.spec.staticAssignments; }, want: [] },
     { name: 'overall not a map', edit: (o) => { o.spec.overall = ['cpu']; delete o.spec.staticAssignments; }, want: [Invalid('spec.overall')] },
     { name: 'overall value not a quantity', edit: (o) => (o.spec.overall.cpu = 'eight'), want: [Invalid('spec.overall[cpu]')] },
+    {
+      name: 'overall value not a quantity does not hide later causes',
+      edit: (o) => {
+        o.spec.overall.cpu = 'eight';
+        o.spec.staticAssignments[1].hard['requests.storage'] = '10Gi';
+      },
+      want: [Invalid('spec.overall[cpu]'), Invalid('spec.staticAssignments[1].hard[requests.storage]')],
+    },
+    {
+      name: 'overall missing does not hide assignment causes',
+      edit: (o) => {
+        delete o.spec.overall;
+        o.spec.staticAssignments[1].hard.cpu = '-1';
+      },
+      want: [Required('spec.overall'), Invalid('spec.staticAssignments[1].hard[cpu]')],
+    },
     // resource names
     ...['requests.cpu', 'limits.memory', 'ephemeral-storage', 'requests.storage', 'limits.ephemeral-storage', 'services.loadbalancers', 'persistentvolumeclaims', 'hugepages-2Mi', 'requests.hugepages-1Gi', 'count/deployments.apps', 'example.com/widgets', 'requests.nvidia.com/gpu'].map(
       (name): Case => ({ name: `resource ${name} accepted`, edit: withResource(name, '2'), want: [] }),
@@ -51,6 +70,9 @@ describe('FederatedResourceQuota', () => {
     { name: 'pods as 1e2 is whole', edit: (o) => (o.spec.overall.pods = '1e2'), want: [] },
     { name: 'fractional extended resource', edit: (o) => (o.spec.overall['nvidia.com/gpu'] = '4500m'), want: [Invalid('spec.overall[nvidia.com/gpu]')] },
     { name: 'fractional object count', edit: withResource('count/deployments.apps', '0.5'), want: [Invalid('spec.overall[count/deployments.apps]'), Invalid('spec.staticAssignments[0].hard[count/deployments.apps]')] },
+    // An extended resource is one whose `requests.` form is still a qualified name (prefix at most 253).
+    { name: 'fractional extended resource with a 244-character prefix', edit: withResource(`${longPrefix(244)}/widgets`, '500m'), want: [Invalid(`spec.overall[${longPrefix(244)}/widgets]`), Invalid(`spec.staticAssignments[0].hard[${longPrefix(244)}/widgets]`)] },
+    { name: 'fractional resource with a 245-character prefix is not an extended resource', edit: withResource(`${longPrefix(245)}/widgets`, '500m'), want: [] },
     { name: 'fractional kubernetes.io resource is not an integer resource', edit: withResource('example.kubernetes.io/bandwidth', '500m'), want: [] },
     { name: 'fractional requests. prefixed extended resource', edit: withResource('requests.nvidia.com/gpu', '500m'), want: [] },
     { name: 'fractional cpu', edit: withResource('requests.cpu', '0.5'), want: [] },
@@ -71,6 +93,23 @@ describe('FederatedResourceQuota', () => {
     },
     { name: 'assignment of a resource missing from overall', edit: (o) => (o.spec.staticAssignments[1].hard['requests.storage'] = '10Gi'), want: [Invalid('spec.staticAssignments[1].hard[requests.storage]')] },
     { name: 'assignment of an invalid resource: one cause', edit: (o) => (o.spec.staticAssignments[1].hard.storage = '10Gi'), want: [Invalid('spec.staticAssignments[1].hard[storage]')] },
+    {
+      name: 'invalid resource in overall and an assignment above it: one cause each',
+      edit: (o) => {
+        o.spec.overall.storage = '1';
+        o.spec.staticAssignments[0].hard.storage = '2';
+      },
+      want: [Invalid('spec.overall[storage]'), Invalid('spec.staticAssignments[0].hard[storage]')],
+    },
+    {
+      name: 'assignments without a clusterName are each counted in the sums',
+      edit: (o) => {
+        o.spec.staticAssignments[0].clusterName = '';
+        o.spec.staticAssignments[1].clusterName = '';
+        o.spec.staticAssignments[1].hard.cpu = '5';
+      },
+      want: [Required('spec.staticAssignments[0].clusterName'), Required('spec.staticAssignments[1].clusterName'), Invalid('spec.overall[cpu]')],
+    },
     { name: 'assignment negative', edit: (o) => (o.spec.staticAssignments[1].hard.cpu = '-1'), want: [Invalid('spec.staticAssignments[1].hard[cpu]')] },
     { name: 'assignment fractional pods', edit: (o) => (o.spec.staticAssignments[1].hard.pods = '39.5'), want: [Invalid('spec.staticAssignments[1].hard[pods]')] },
     { name: 'assignment value not a quantity', edit: (o) => (o.spec.staticAssignments[1].hard.cpu = '3 cores'), want: [Invalid('spec.staticAssignments[1].hard[cpu]')] },
@@ -124,6 +163,20 @@ describe('FederatedResourceQuota', () => {
     expect(byField['spec.overall[pods]']).toBe('Invalid value: "1.5": must be an integer');
     expect(byField['spec.overall[memory]']).toBe('Invalid value: "-1": must be greater than or equal to 0');
     expect(byField['spec.staticAssignments[0].hard[requests.memory]']).toMatch(/is not a resource in spec.overall/);
+  });
+
+  it('words name and duplicate-cluster problems', () => {
+    const messages = (edit: (o: any) => void) => validate(changed(frq, edit)).causes.map((c) => `${c.field}: ${c.message}`);
+    // The subdomain's own 253-character limit is not repeated.
+    expect(messages((o) => (o.metadata.name = 'a'.repeat(254)))).toEqual([
+      `metadata.name: Invalid value: "${'a'.repeat(254)}": must be no more than 63 characters (the name is used as a label value)`,
+    ]);
+    expect(messages((o) => (o.metadata.name = 'A'.repeat(64)))).toEqual([
+      expect.stringMatching(/^metadata\.name: Invalid value: "A{64}": must be no more than 63 characters \(the name is used as a label value\); a lowercase RFC 1123 subdomain must consist of/),
+    ]);
+    expect(messages((o) => o.spec.staticAssignments.push({ clusterName: 'member1', hard: { cpu: '1' } }))).toEqual([
+      'spec.staticAssignments[2].clusterName: Duplicate value: "member1": a cluster may have only one static assignment',
+    ]);
   });
 
   it('rejects bad status on the status subresource and ignores the spec there', () => {

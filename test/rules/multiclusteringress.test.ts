@@ -23,6 +23,7 @@ describe('MultiClusterIngress', () => {
     { name: 'no rules and no defaultBackend', edit: (o) => { delete o.spec.rules; delete o.spec.defaultBackend; }, want: [Invalid('spec')] },
     { name: 'empty rules and no defaultBackend', edit: (o) => { o.spec.rules = []; delete o.spec.defaultBackend; }, want: [Invalid('spec')] },
     { name: 'spec missing', edit: (o) => delete o.spec, want: [Invalid('spec')] },
+    { name: 'spec not an object is blamed once', edit: (o) => (o.spec = 'rules'), want: [Invalid('spec')] },
     { name: 'only a defaultBackend', edit: (o) => delete o.spec.rules, want: [] },
     { name: 'only rules', edit: (o) => delete o.spec.defaultBackend, want: [] },
     // backends: exactly one of resource and service
@@ -40,6 +41,7 @@ describe('MultiClusterIngress', () => {
     },
     { name: 'path backend with neither', edit: (o) => (o.spec.rules[0].http.paths[0].backend = {}), want: [Required(`${P0}.backend`)] },
     { name: 'path backend missing', edit: (o) => delete o.spec.rules[0].http.paths[0].backend, want: [Required(`${P0}.backend`)] },
+    { name: 'path backend not an object is blamed once', edit: (o) => (o.spec.rules[0].http.paths[0].backend = 'storefront'), want: [Invalid(`${P0}.backend`)] },
     // resource backends (TypedLocalObjectReference)
     { name: 'resource apiGroup not a DNS subdomain', edit: (o) => (o.spec.rules[1].http.paths[0].backend.resource.apiGroup = 'K8s_Example'), want: [Invalid(`${RES}.apiGroup`)] },
     { name: 'resource in the core group', edit: (o) => delete o.spec.rules[1].http.paths[0].backend.resource.apiGroup, want: [] },
@@ -51,6 +53,7 @@ describe('MultiClusterIngress', () => {
     { name: 'resource name missing', edit: (o) => delete o.spec.rules[1].http.paths[0].backend.resource.name, want: [Required(`${RES}.name`)] },
     { name: 'resource name with capitals and dots', edit: (o) => (o.spec.rules[1].http.paths[0].backend.resource.name = 'Static.Assets'), want: [] },
     // service backends
+    { name: 'service backend not an object is blamed once', edit: (o) => (o.spec.rules[0].http.paths[0].backend.service = 'storefront'), want: [Invalid(`${P0}.backend.service`)] },
     { name: 'service name missing', edit: (o) => delete o.spec.rules[0].http.paths[0].backend.service.name, want: [Required(`${P0}.backend.service.name`)] },
     { name: 'service name starting with a digit', edit: (o) => (o.spec.rules[0].http.paths[0].backend.service.name = '1storefront'), want: [Invalid(`${P0}.backend.service.name`)] },
     { name: 'service name with a dot', edit: (o) => (o.spec.defaultBackend.service.name = 'default.backend'), want: [Invalid('spec.defaultBackend.service.name')] },
@@ -59,6 +62,7 @@ describe('MultiClusterIngress', () => {
     { name: 'port name and number', edit: (o) => (o.spec.rules[0].http.paths[0].backend.service.port.number = 80), want: [Invalid(`${P0}.backend.service.port`)] },
     { name: 'port with neither name nor number', edit: (o) => (o.spec.rules[0].http.paths[0].backend.service.port = {}), want: [Required(`${P0}.backend.service.port`)] },
     { name: 'port missing', edit: (o) => delete o.spec.defaultBackend.service.port, want: [Required('spec.defaultBackend.service.port')] },
+    { name: 'port not an object is blamed once', edit: (o) => (o.spec.rules[0].http.paths[0].backend.service.port = 'http'), want: [Invalid(`${P0}.backend.service.port`)] },
     { name: 'port name uppercase', edit: (o) => (o.spec.rules[0].http.paths[0].backend.service.port.name = 'HTTP'), want: [Invalid(`${P0}.backend.service.port.name`)] },
     { name: 'port name with --', edit: (o) => (o.spec.rules[0].http.paths[0].backend.service.port.name = 'http--alt'), want: [Invalid(`${P0}.backend.service.port.name`)] },
     { name: 'port name without a letter', edit: (o) => (o.spec.rules[0].http.paths[0].backend.service.port.name = '8080'), want: [Invalid(`${P0}.backend.service.port.name`)] },
@@ -74,6 +78,7 @@ describe('MultiClusterIngress', () => {
     { name: 'port number 65536', edit: (o) => (o.spec.defaultBackend.service.port.number = 65536), want: [Invalid('spec.defaultBackend.service.port.number')] },
     { name: 'port number 65535', edit: (o) => (o.spec.defaultBackend.service.port.number = 65535), want: [] },
     { name: 'port number 1', edit: (o) => (o.spec.defaultBackend.service.port.number = 1), want: [] },
+    { name: 'port number not a number, with a name, is blamed once', edit: (o) => (o.spec.rules[0].http.paths[0].backend.service.port.number = '80'), want: [Invalid(`${P0}.backend.service.port.number`)] },
     { name: 'port number fractional', edit: (o) => (o.spec.defaultBackend.service.port.number = 80.5), want: [Invalid('spec.defaultBackend.service.port.number')] },
     // rule hosts
     ...['10.0.0.1', '2001:db8::1', '010.000.000.001', '10.0.0.0001', '0001.2.3.4', '1.2.3.0255', '*', '*.*.example.com', 'foo.*.example.com', 'shop.example.com:443', 'Shop.example.com', 'shop.example.com.', 'shop_example.com'].map(
@@ -90,6 +95,16 @@ describe('MultiClusterIngress', () => {
     { name: 'rule without http', edit: (o) => delete o.spec.rules[0].http, want: [] },
     { name: 'pathType missing', edit: (o) => delete o.spec.rules[0].http.paths[0].pathType, want: [Required(`${P0}.pathType`)] },
     { name: 'pathType unsupported', edit: (o) => (o.spec.rules[0].http.paths[0].pathType = 'Regex'), want: [NotSupported(`${P0}.pathType`)] },
+    {
+      name: 'pathType unsupported, path relative: only the pathType',
+      edit: (o) => { o.spec.rules[0].http.paths[0].pathType = 'Regex'; o.spec.rules[0].http.paths[0].path = 'shop'; },
+      want: [NotSupported(`${P0}.pathType`)],
+    },
+    {
+      name: 'a path not a string does not hide later mistakes',
+      edit: (o) => { o.spec.rules[0].http.paths[0].path = 5; o.spec.tls[0].secretName = 'Shop_TLS'; },
+      want: [Invalid(`${P0}.path`), Invalid('spec.tls[0].secretName')],
+    },
     { name: 'Exact without path', edit: (o) => delete o.spec.rules[0].http.paths[1].path, want: [Required(`${P1}.path`)] },
     { name: 'Prefix with empty path', edit: (o) => (o.spec.rules[0].http.paths[0].path = ''), want: [Required(`${P0}.path`)] },
     { name: 'Prefix relative path', edit: (o) => (o.spec.rules[0].http.paths[0].path = 'shop'), want: [Invalid(`${P0}.path`)] },
@@ -111,6 +126,11 @@ describe('MultiClusterIngress', () => {
     { name: 'tls host wildcard past the first label', edit: (o) => (o.spec.tls[0].hosts[1] = 'shop.*.example.com'), want: [Invalid('spec.tls[0].hosts[1]')] },
     { name: 'tls host empty', edit: (o) => (o.spec.tls[1].hosts[0] = ''), want: [Invalid('spec.tls[1].hosts[0]')] },
     { name: 'tls host not a string', edit: (o) => (o.spec.tls[1].hosts[0] = 443), want: [Invalid('spec.tls[1].hosts[0]')] },
+    {
+      name: 'a tls host not a string does not hide later mistakes',
+      edit: (o) => { o.spec.tls[0].hosts[0] = 443; o.spec.tls[0].secretName = 'Shop_TLS'; },
+      want: [Invalid('spec.tls[0].hosts[0]'), Invalid('spec.tls[0].secretName')],
+    },
     { name: 'tls secretName not a DNS subdomain', edit: (o) => (o.spec.tls[0].secretName = 'Shop_TLS'), want: [Invalid('spec.tls[0].secretName')] },
     { name: 'tls secretName empty (SNI only)', edit: (o) => (o.spec.tls[0].secretName = ''), want: [] },
     { name: 'tls without hosts', edit: (o) => delete o.spec.tls[0].hosts, want: [] },
@@ -177,6 +197,16 @@ describe('MultiClusterIngress', () => {
     expect(ip.causes[0]!.message).toBe('Invalid value: "10.0.0.1": must be a DNS name, not an IP address');
   });
 
+  it('words the other path, backend and port causes', () => {
+    const message = (edit: (o: any) => void) => validate(changed(ingress, edit)).causes.map((c) => c.message);
+    expect(message((o) => { o.spec.rules = []; delete o.spec.defaultBackend; })).toEqual(['Invalid value: []: either `defaultBackend` or `rules` must be specified']);
+    expect(message((o) => delete o.spec.rules[0].http.paths[1].path)).toEqual(["Required value: must be specified when pathType is 'Exact'"]);
+    expect(message((o) => (o.spec.rules[0].http.paths[0].path = ''))).toEqual(["Required value: must be specified when pathType is 'Prefix'"]);
+    expect(message((o) => (o.spec.rules[1].http.paths[0].path = 'static'))).toEqual(['Invalid value: "static": must be an absolute path']);
+    expect(message((o) => (o.spec.defaultBackend = {}))).toEqual(['Required value: resource or service backend is required']);
+    expect(message((o) => (o.spec.defaultBackend.service.port = {}))).toEqual(['Required value: port name or number is required']);
+  });
+
   it('warns about the deprecated ingress-class annotation', () => {
     const annotated = (value: string, className?: string) =>
       changed(ingress, (o) => {
@@ -192,6 +222,8 @@ describe('MultiClusterIngress', () => {
       'metadata.annotations[kubernetes.io/ingress.class] ("nginx") differs from spec.ingressClassName ("internal"); controllers may disagree about which class serves this ingress',
     ]);
     expect(expectCauses(changed(ingress, (o) => (o.metadata.annotations = { 'example.com/owner': 'shop' })), []).warnings).toEqual([]);
+    // An empty class name is invalid, not a second class to disagree with.
+    expect(expectCauses(annotated('nginx', ''), [Invalid('spec.ingressClassName')]).warnings).toEqual([deprecated]);
   });
 
   it('allows any spec change on UPDATE (no spec field is immutable)', () => {

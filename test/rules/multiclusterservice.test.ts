@@ -119,6 +119,13 @@ describe('MultiClusterService', () => {
     expect(cluster.causes[0]!.message).toContain('must be no more than 48 characters');
   });
 
+  it('says when range and ipMode are out of place', () => {
+    const range = validate(changed(mcs, (o) => { o.spec.types = ['LoadBalancer']; o.spec.range = { clusterNames: ['member1'] }; }));
+    expect(range.causes.map((c) => c.message)).toEqual(['Forbidden: may only be set when spec.types contains CrossCluster']);
+    const ipMode = validate(changed(mcs, (o) => (o.status.loadBalancer.ingress[1].ipMode = 'VIP')));
+    expect(ipMode.causes.map((c) => c.message)).toEqual(['Forbidden: may not be specified when `ip` is not']);
+  });
+
   it('warns about each deprecated field that is present', () => {
     expect(expectCauses(changed(mcs, (o) => (o.spec.range = { clusterNames: ['member1'] })), []).warnings).toEqual([
       'spec.range is deprecated; use spec.providerClusters and spec.consumerClusters',

@@ -204,6 +204,19 @@ describe('ResourceInterpreterCustomization context rule (conflicting customizati
     expect(check([existing]).causes).toEqual([]);
   });
 
+  it.each([
+    ['an empty target apiVersion', { apiVersion: '', kind: 'Deployment' }, 'spec.target.apiVersion'],
+    ['no target apiVersion', { kind: 'Deployment' }, 'spec.target.apiVersion'],
+    ['an empty target kind', { apiVersion: 'apps/v1', kind: '' }, 'spec.target.kind'],
+  ])('denies a customization with %s for that alone, without looking for conflicts', (_name, target, field) => {
+    const incomplete = changed(ric, (o) => (o.spec.target = target));
+    expect(validate(incomplete).warnings).toEqual([]);
+    // A rival stored with the same incomplete target (Karmada lets empty strings through).
+    const list = vi.fn(() => [other('a', target as { apiVersion: string; kind: string }, { retention: { luaScript: retention } })]);
+    expect(causesOf(validate(incomplete, { lookups: { listResourceInterpreterCustomizations: list } }) as ValidationResult)).toEqual([Required(field)]);
+    expect(list).not.toHaveBeenCalled();
+  });
+
   it('ignores malformed listed objects', () => {
     const result = check([null, 'x', {}, { metadata: { name: 'a' } }, { metadata: { name: 'b' }, spec: { target: deployment, customizations: 'all' } }]);
     expect(result.causes).toEqual([]);

@@ -127,10 +127,10 @@ describe('ResourceInterpreterWebhookConfiguration', () => {
     { name: 'service port 65535', edit: (o) => (o.webhooks[1].clientConfig.service.port = 65535), want: [] },
     { name: 'service port absent', edit: (o) => delete o.webhooks[1].clientConfig.service.port, want: [] },
     { name: 'service port not an integer', edit: (o) => (o.webhooks[1].clientConfig.service.port = '443'), want: [Invalid(`${SERVICE_PATH}.port`)] },
-    ...['', '/', '/interpret', '/interpret/pods/', '/v1.2/hooks', '/cluster-1/pods'].map(
+    ...['', '/', '/interpret', '/interpret/pods/', '/v1.2/hooks', '/cluster-1/pods', '/clusters/1'].map(
       (path): Case => ({ name: `service path ${JSON.stringify(path)}`, edit: (o) => (o.webhooks[1].clientConfig.service.path = path), want: [] }),
     ),
-    ...['interpret', '//', '/interpret//pods', '/interpret/pods//', '/Interpret', '/interpret_pods', '/a b'].map(
+    ...['interpret', '//', '/interpret//pods', '/interpret/pods//', '/Interpret', '/interpret_pods', '/a b', '/interpret-'].map(
       (path): Case => ({ name: `service path ${JSON.stringify(path)}`, edit: (o) => (o.webhooks[1].clientConfig.service.path = path), want: [Invalid(`${SERVICE_PATH}.path`)] }),
     ),
     // rules
@@ -168,6 +168,15 @@ describe('ResourceInterpreterWebhookConfiguration', () => {
     { name: 'duplicate context version', edit: (o) => (o.webhooks[0].interpreterContextVersions = ['v1alpha1', 'v1beta1', 'v1alpha1']), want: [Duplicate(`${VERSIONS}[2]`)] },
     { name: 'context version not a DNS-1035 label', edit: (o) => (o.webhooks[0].interpreterContextVersions = ['v1alpha1', '1beta']), want: [Invalid(`${VERSIONS}[1]`)] },
     { name: 'context version mistyped: one cause only', edit: (o) => (o.webhooks[0].interpreterContextVersions = ['V1alpha1']), want: [Invalid(`${VERSIONS}[0]`)] },
+    { name: 'context versions mistyped and unsupported: one cause only', edit: (o) => (o.webhooks[0].interpreterContextVersions = ['V1alpha1', 'v2']), want: [Invalid(`${VERSIONS}[0]`)] },
+    {
+      name: 'a context version not a string does not hide later causes',
+      edit: (o) => {
+        o.webhooks[0].interpreterContextVersions = ['v2', null];
+        o.webhooks[1].rules[0].operations = ['*', 'Retain'];
+      },
+      want: [Invalid(`${VERSIONS}[1]`), Invalid(`${RULE}.operations`)],
+    },
     { name: 'empty context version', edit: (o) => (o.webhooks[0].interpreterContextVersions = ['v1alpha1', '']), want: [Required(`${VERSIONS}[1]`)] },
     { name: 'supported version not first', edit: (o) => (o.webhooks[0].interpreterContextVersions = ['v2', 'v1alpha1']), want: [] },
     // status: content not shown by the spec
@@ -183,6 +192,18 @@ describe('ResourceInterpreterWebhookConfiguration', () => {
     const messages = (edit: (o: any) => void) => (validate(changed(config, edit)).causes.map((c) => `${c.field}: ${c.message}`));
     expect(messages((o) => (o.webhooks[0].clientConfig.url = 'http://interpreter.example.com/hook'))).toEqual([
       `${URL_PATH}: Invalid value: "http": 'https' is the only allowed URL scheme; desired format: https://host[/path]`,
+    ]);
+    expect(messages((o) => (o.webhooks[0].clientConfig.url = '//interpreter.example.com/hook'))).toEqual([
+      `${URL_PATH}: Invalid value: "": 'https' is the only allowed URL scheme; desired format: https://host[/path]`,
+    ]);
+    expect(messages((o) => (o.webhooks[0].clientConfig.url = 'interpreter.example.com/hook'))).toEqual([
+      `${URL_PATH}: Invalid value: "interpreter.example.com/hook": url must be an absolute https URL with a host; desired format: https://host[/path]`,
+    ]);
+    expect(messages((o) => (o.webhooks[0].clientConfig.url = 'https://interpreter.example.com/%zz'))).toEqual([
+      `${URL_PATH}: Invalid value: "https://interpreter.example.com/%zz": url must be a valid URL: invalid URL escape "%zz"; desired format: https://host[/path]`,
+    ]);
+    expect(messages((o) => (o.webhooks[0].clientConfig.url = 'https://interpreter.example.com:99999/hook'))).toEqual([
+      `${URL_PATH}: Invalid value: "https://interpreter.example.com:99999/hook": url must be a valid URL: port 99999 must be between 1 and 65535, inclusive; desired format: https://host[/path]`,
     ]);
     expect(messages((o) => (o.webhooks[0].clientConfig.url = 'https:///hook'))).toEqual([
       `${URL_PATH}: Invalid value: "": host must be specified; desired format: https://host[/path]`,
@@ -206,6 +227,8 @@ describe('ResourceInterpreterWebhookConfiguration', () => {
     expect(messages((o) => (o.webhooks[1].clientConfig.service.path = 'interpret//pods'))).toEqual([
       `${SERVICE_PATH}.path: Invalid value: "interpret//pods": must start with a '/'; segment[1] may not be empty`,
     ]);
+    // Without the leading '/', the first segment is still checked from its first character.
+    expect(messages((o) => (o.webhooks[1].clientConfig.service.path = 'Interpret'))[0]).toMatch(/^[^:]+: Invalid value: "Interpret": must start with a '\/'; segment\[0\]: a lowercase RFC 1123 subdomain/);
     expect(messages((o) => (o.webhooks[0].timeoutSeconds = 31))).toEqual(['webhooks[0].timeoutSeconds: Invalid value: 31: must be between 1 and 30, inclusive']);
     expect(messages((o) => (o.webhooks[1].rules[0].operations = ['*', 'Retain']))).toEqual([
       `${RULE}.operations: Invalid value: ["*","Retain"]: if '*' is present, must not specify other operations`,
@@ -275,6 +298,10 @@ describe('ResourceInterpreterWebhookConfiguration', () => {
     expectCauses(changed(config, (o) => (o.apiVersion = 'config.example.org/v1alpha1')), [], { groupDomain: 'example.org' });
   });
 
+  it('takes a null service as no service: no precedence warning', () => {
+    expect(validate(changed(config, (o) => (o.webhooks[0].clientConfig.service = null))).warnings).toEqual([NOT_CHECKED]);
+  });
+
   it('does not trip over malformed webhooks', () => {
     expectCauses(changed(config, (o) => (o.webhooks = [null, 7])), [Invalid('webhooks[0]'), Invalid('webhooks[1]')]);
     expectCauses(changed(config, (o) => (o.webhooks[0].rules = [null])), [Invalid('webhooks[0].rules[0]')]);
@@ -296,7 +323,7 @@ describe('ResourceInterpreterWebhookConfiguration context rule (Service with Clu
     const { causes, allowed, warnings } = result as Awaited<typeof result>;
     expect(allowed).toBe(false);
     expect(causesOf({ causes, allowed, warnings })).toEqual([Invalid(SERVICE_PATH)]);
-    expect(causes[0]!.message).toContain('cannot route to service with ClusterIP "None"');
+    expect(causes[0]!.message).toMatch(/^Invalid value: "karmada-system\/interpreter-webhook": cannot route to service with ClusterIP "None"/);
     expect(causes[0]!.message).toContain('use clientConfig.url');
     expect(getService).toHaveBeenCalledTimes(1);
     expect(getService).toHaveBeenCalledWith('karmada-system', 'interpreter-webhook');
@@ -308,6 +335,7 @@ describe('ResourceInterpreterWebhookConfiguration context rule (Service with Clu
     ['a NodePort Service', service('10.96.0.13', 'NodePort')],
     ['an ExternalName Service', { spec: { type: 'ExternalName', externalName: 'interpreter.example.com' } }],
     ['a Service not in the control plane', undefined],
+    ['a Service without a spec', { metadata: { namespace: 'karmada-system', name: 'interpreter-webhook' } }],
   ])('allows %s', (_name, found) => {
     const result = validate(config, { lookups: { getService: () => found } }) as Awaited<ReturnType<typeof validate>>;
     expect(result.causes).toEqual([]);
@@ -343,6 +371,15 @@ describe('ResourceInterpreterWebhookConfiguration context rule (Service with Clu
     const bad = changed(config, (o) => (o.webhooks[1].timeoutSeconds = 0));
     const result = validate(bad, { lookups: { getService: () => service('None') } }) as Awaited<ReturnType<typeof validate>>;
     expect(causesOf(result)).toEqual([Invalid('webhooks[1].clientConfig.service'), Invalid('webhooks[1].timeoutSeconds')]);
+  });
+
+  it.each(['namespace', 'name'])('does not look up a service reference with an empty %s', (field) => {
+    const incomplete = changed(config, (o) => (o.webhooks[1].clientConfig.service[field] = ''));
+    expect(validate(incomplete).warnings).toEqual([]);
+    const getService = vi.fn(() => service('None'));
+    const result = validate(incomplete, { lookups: { getService } }) as Awaited<ReturnType<typeof validate>>;
+    expect(causesOf(result)).toEqual([Required(`${SERVICE_PATH}.${field}`)]);
+    expect(getService).not.toHaveBeenCalled();
   });
 
   it('does not look up anything for url-only webhooks', () => {

@@ -45,6 +45,22 @@ describe('ResourceRegistry', () => {
       edit: (o) => o.spec.resourceSelectors.push({ apiVersion: 'apps/v1', kind: 'Deployment', namespace: '' }),
       want: [Duplicate('spec.resourceSelectors[2]')],
     },
+    {
+      name: 'two selectors with an empty apiVersion: not duplicates on top',
+      edit: (o) => {
+        o.spec.resourceSelectors[0].apiVersion = '';
+        o.spec.resourceSelectors.push({ apiVersion: '', kind: 'Deployment' });
+      },
+      want: [Required('spec.resourceSelectors[0].apiVersion'), Required('spec.resourceSelectors[2].apiVersion')],
+    },
+    {
+      name: 'two selectors with an empty kind: not duplicates on top',
+      edit: (o) => {
+        o.spec.resourceSelectors[0].kind = '';
+        o.spec.resourceSelectors.push({ apiVersion: 'apps/v1', kind: '' });
+      },
+      want: [Required('spec.resourceSelectors[0].kind'), Required('spec.resourceSelectors[2].kind')],
+    },
     { name: 'same kind in another namespace', edit: (o) => o.spec.resourceSelectors.push({ apiVersion: 'v1', kind: 'Pod', namespace: 'billing' }), want: [] },
     { name: 'same kind in all namespaces and one', edit: (o) => o.spec.resourceSelectors.push({ apiVersion: 'v1', kind: 'Pod' }), want: [] },
     // targetCluster
@@ -114,6 +130,13 @@ describe('ResourceRegistry', () => {
     expect(result.causes.map((c) => `${c.field}: ${c.message}`)).toEqual([
       'spec.backendStore.openSearch: Forbidden: may not be set together with spec.backendStore.searchEngine; they are the same setting',
       'spec.backendStore.openSearch.addresses[0]: Invalid value: "ftp://opensearch:21": must be a valid http or https URL with non-empty scheme and host; the scheme is "ftp"',
+    ]);
+  });
+
+  it('says why a selector is a duplicate', () => {
+    const result = validate(changed(registry, (o) => o.spec.resourceSelectors.push({ apiVersion: 'v1', kind: 'Pod', namespace: 'shop' })));
+    expect(result.causes.map((c) => `${c.field}: ${c.message}`)).toEqual([
+      'spec.resourceSelectors[2]: Duplicate value: {"apiVersion":"v1","kind":"Pod","namespace":"shop"}: each resource type and namespace may be selected only once',
     ]);
   });
 

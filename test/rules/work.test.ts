@@ -29,6 +29,7 @@ describe('Work', () => {
     { name: 'manifest not an object', edit: (o) => (o.spec.workload.manifests[1] = 'kind: Service'), want: [Invalid('spec.workload.manifests[1]')] },
     { name: 'manifest null', edit: (o) => (o.spec.workload.manifests[1] = null), want: [Invalid('spec.workload.manifests[1]')] },
     { name: 'manifest without kind', edit: (o) => delete o.spec.workload.manifests[0].kind, want: [Required('spec.workload.manifests[0].kind')] },
+    { name: 'manifest with null kind', edit: (o) => (o.spec.workload.manifests[0].kind = null), want: [Required('spec.workload.manifests[0].kind')] },
     { name: 'manifest with empty kind', edit: (o) => (o.spec.workload.manifests[0].kind = ''), want: [Required('spec.workload.manifests[0].kind')] },
     { name: 'manifest kind not a string', edit: (o) => (o.spec.workload.manifests[0].kind = 7), want: [Invalid('spec.workload.manifests[0].kind')] },
     { name: 'manifest without apiVersion', edit: (o) => delete o.spec.workload.manifests[1].apiVersion, want: [Required('spec.workload.manifests[1].apiVersion')] },
@@ -37,6 +38,22 @@ describe('Work', () => {
     { name: 'manifest metadata not an object', edit: (o) => (o.spec.workload.manifests[1].metadata = 'nginx'), want: [Invalid('spec.workload.manifests[1].metadata')] },
     { name: 'manifest without name', edit: (o) => delete o.spec.workload.manifests[0].metadata.name, want: [Required('spec.workload.manifests[0].metadata.name')] },
     { name: 'manifest name not a string', edit: (o) => (o.spec.workload.manifests[0].metadata.name = 1), want: [Invalid('spec.workload.manifests[0].metadata.name')] },
+    { name: 'manifest with empty name', edit: (o) => (o.spec.workload.manifests[0].metadata.name = ''), want: [Required('spec.workload.manifests[0].metadata.name')] },
+    {
+      name: 'manifest with empty generateName and no name',
+      edit: (o) => { delete o.spec.workload.manifests[0].metadata.name; o.spec.workload.manifests[0].metadata.generateName = ''; },
+      want: [Required('spec.workload.manifests[0].metadata.name')],
+    },
+    {
+      name: 'manifest with generateName and an empty name',
+      edit: (o) => { o.spec.workload.manifests[0].metadata.name = ''; o.spec.workload.manifests[0].metadata.generateName = 'nginx-'; },
+      want: [],
+    },
+    {
+      name: 'manifest with generateName and a name not a string',
+      edit: (o) => { o.spec.workload.manifests[0].metadata.name = 1; o.spec.workload.manifests[0].metadata.generateName = 'nginx-'; },
+      want: [Invalid('spec.workload.manifests[0].metadata.name')],
+    },
     {
       name: 'manifest with generateName only',
       edit: (o) => { delete o.spec.workload.manifests[0].metadata.name; o.spec.workload.manifests[0].metadata.generateName = 'nginx-'; },
@@ -66,6 +83,14 @@ describe('Work', () => {
       name: 'same name and kind, other namespace',
       edit: (o) => o.spec.workload.manifests.push({ ...structuredClone(service), metadata: { name: 'nginx', namespace: 'prod' } }),
       want: [],
+    },
+    {
+      name: 'same cluster-scoped manifest, namespace empty vs absent',
+      edit: (o) => o.spec.workload.manifests.push(
+        { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'nginx-reader' } },
+        { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'nginx-reader', namespace: '' } },
+      ),
+      want: [Duplicate('spec.workload.manifests[3]')],
     },
     {
       name: 'two generateName manifests are not duplicates',
@@ -100,6 +125,12 @@ describe('Work', () => {
     { name: 'identifier with negative ordinal', edit: (o) => (o.status.manifestStatuses[0].identifier.ordinal = -1), want: [Invalid('status.manifestStatuses[0].identifier.ordinal')] },
     { name: 'identifier with fractional ordinal', edit: (o) => (o.status.manifestStatuses[0].identifier.ordinal = 0.5), want: [Invalid('status.manifestStatuses[0].identifier.ordinal')] },
     { name: 'identifier ordinal past int32', edit: (o) => (o.status.manifestStatuses[0].identifier.ordinal = 2 ** 31), want: [Invalid('status.manifestStatuses[0].identifier.ordinal')] },
+    { name: 'identifier ordinal at int32 max is past the manifest list', edit: (o) => (o.status.manifestStatuses[0].identifier.ordinal = 2 ** 31 - 1), want: [Invalid('status.manifestStatuses[0].identifier.ordinal')] },
+    {
+      name: 'the same negative ordinal twice is only a bad ordinal',
+      edit: (o) => { o.status.manifestStatuses[0].identifier.ordinal = -1; o.status.manifestStatuses[1].identifier.ordinal = -1; },
+      want: [Invalid('status.manifestStatuses[0].identifier.ordinal'), Invalid('status.manifestStatuses[1].identifier.ordinal')],
+    },
     { name: 'cluster-scoped identifier without group and namespace', edit: (o) => { delete o.status.manifestStatuses[1].identifier.group; delete o.status.manifestStatuses[1].identifier.namespace; }, want: [] },
     { name: 'identifier namespace not a string', edit: (o) => (o.status.manifestStatuses[1].identifier.namespace = 5), want: [Invalid('status.manifestStatuses[1].identifier.namespace')] },
     { name: 'ordinal at the last manifest', edit: (o) => { o.status.manifestStatuses.pop(); o.status.manifestStatuses[0].identifier.ordinal = 1; }, want: [] },
@@ -145,6 +176,27 @@ describe('Work', () => {
     );
     const dup = validate(changed(work, (o) => o.spec.workload.manifests.push(structuredClone(deployment))));
     expect(dup.causes[0]!.badValue).toEqual({ group: 'apps', kind: 'Deployment', namespace: 'default', name: 'nginx' });
+  });
+
+  it('words each manifest and manifest-status cause', () => {
+    const message = (edit: (o: any) => void) => validate(changed(work, edit)).causes.map((c) => c.message);
+    expect(message((o) => (o.spec.workload.manifests[0].kind = 7))).toEqual(['Invalid value: 7: must be a string']);
+    expect(message((o) => delete o.spec.workload.manifests[1].apiVersion)).toEqual(['Required value: the member cluster cannot apply a manifest without apiVersion']);
+    expect(message((o) => (o.spec.workload.manifests[1].metadata = 'nginx'))).toEqual(['Invalid value: "nginx": must be an object']);
+    expect(message((o) => delete o.spec.workload.manifests[1].metadata.name)).toEqual(['Required value: name or generateName is required']);
+    expect(message((o) => o.spec.workload.manifests.push(structuredClone(service)))).toEqual([
+      'Duplicate value: {"group":"","kind":"Service","namespace":"default","name":"nginx"}: a manifest may appear once per group, kind, namespace and name',
+    ]);
+    expect(message((o) => (o.status.manifestStatuses[1].identifier.ordinal = 0))).toEqual(['Duplicate value: 0: each manifest has one status']);
+  });
+
+  it('names a duplicate manifest by group, kind, namespace and name: core group and no namespace are empty', () => {
+    const role = { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'nginx-reader' } };
+    const dup = validate(changed(work, (o) => o.spec.workload.manifests.push(role, structuredClone(role), structuredClone(service))));
+    expect(dup.causes.map((c) => c.badValue)).toEqual([
+      { group: 'rbac.authorization.k8s.io', kind: 'ClusterRole', namespace: '', name: 'nginx-reader' },
+      { group: '', kind: 'Service', namespace: 'default', name: 'nginx' },
+    ]);
   });
 
   it('reports unknown fields as warnings, or as errors when strict', () => {

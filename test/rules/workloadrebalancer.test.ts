@@ -45,6 +45,15 @@ describe('WorkloadRebalancer', () => {
     { name: 'same name, another kind', edit: (o) => o.spec.workloads.push({ ...o.spec.workloads[0], kind: 'StatefulSet' }), want: [] },
     { name: 'same name, another version', edit: (o) => o.spec.workloads.push({ ...o.spec.workloads[0], apiVersion: 'apps/v1beta2' }), want: [] },
     { name: 'incomplete repeat: only Required', edit: (o) => o.spec.workloads.push({ apiVersion: 'apps/v1', kind: 'Deployment', namespace: 'shop' }), want: [Required('spec.workloads[3].name')] },
+    ...([['without', 'apiVersion'], ['without', 'name'], ['with empty', 'apiVersion'], ['with empty', 'kind'], ['with empty', 'name']] as const).map(([how, field]): Case => ({
+      name: `the same workload twice, ${how} ${field}: only Required`,
+      edit: (o) => {
+        if (how === 'without') delete o.spec.workloads[0][field];
+        else o.spec.workloads[0][field] = '';
+        o.spec.workloads.push({ ...o.spec.workloads[0] });
+      },
+      want: [Required(`spec.workloads[0].${field}`), Required(`spec.workloads[3].${field}`)],
+    })),
     // ttlSecondsAfterFinished
     { name: 'ttl zero (delete immediately)', edit: (o) => (o.spec.ttlSecondsAfterFinished = 0), want: [] },
     { name: 'ttl negative', edit: (o) => (o.spec.ttlSecondsAfterFinished = -1), want: [Invalid('spec.ttlSecondsAfterFinished')] },
@@ -69,6 +78,13 @@ describe('WorkloadRebalancer', () => {
     { name: 'result in the wrong case once finished', edit: (o) => (o.status.observedWorkloads[0].result = 'successful'), want: [Invalid('status.observedWorkloads[0].result')] },
     { name: 'result not a string', edit: (o) => (o.status.observedWorkloads[0].result = true), want: [Invalid('status.observedWorkloads[0].result')] },
     { name: 'empty status', edit: (o) => (o.status = {}), want: [] },
+    { name: 'finishTime null is only a bad time', edit: (o) => { o.status.finishTime = null; o.status.observedWorkloads[0].result = 'Pending'; }, want: [Invalid('status.finishTime')] },
+    {
+      name: 'clearing finishTime while a workload is pending',
+      edit: (o) => { delete o.status.finishTime; o.status.observedWorkloads[0].result = 'Pending'; },
+      want: [],
+      options: { operation: 'UPDATE', subResource: 'status', oldObject: rebalancer },
+    },
   ];
 
   it.each(cases)('$name', ({ edit, want, options }) => {
@@ -82,6 +98,13 @@ describe('WorkloadRebalancer', () => {
     }
     const nullResult = validate(changed(rebalancer, (o) => (o.spec.workloads = null)));
     expect(nullResult.causes[0]!.message).toBe('Required value: must have at least one item');
+  });
+
+  it('says a workload may be listed only once', () => {
+    const result = validate(changed(rebalancer, (o) => o.spec.workloads.push({ ...o.spec.workloads[0] })));
+    expect(result.causes.map((c) => c.message)).toEqual([
+      'Duplicate value: {"apiVersion":"apps/v1","kind":"Deployment","namespace":"shop","name":"checkout"}: each workload may be listed only once',
+    ]);
   });
 
   it('rejects bad status on the status subresource and ignores the spec there', () => {
