@@ -75,7 +75,8 @@ function incompleteManifestKey(ctx: RuleContext, manifest: Record<string, unknow
   }
   const metadata = record(manifest.metadata);
   const generated = isString(metadata.generateName) && metadata.generateName !== '';
-  if (generated && (metadata.name === undefined || metadata.name === '')) return undefined;
+  // null is unset too, as requireString reads it below.
+  if (generated && (metadata.name === undefined || metadata.name === null || metadata.name === '')) return undefined;
   const hasName = requireString(ctx, metadata.name, child(metadataPath, 'name'), 'name or generateName is required');
   if (!hasKind || !hasApiVersion || !hasName) return undefined;
   return tupleKey(groupOf(manifest.apiVersion as string), manifest.kind as string, isString(metadata.namespace) ? metadata.namespace : '', metadata.name as string);

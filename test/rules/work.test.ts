@@ -50,6 +50,11 @@ describe('Work', () => {
       want: [],
     },
     {
+      name: 'manifest with generateName and a null name',
+      edit: (o) => { o.spec.workload.manifests[0].metadata.name = null; o.spec.workload.manifests[0].metadata.generateName = 'nginx-'; },
+      want: [],
+    },
+    {
       name: 'manifest with generateName and a name not a string',
       edit: (o) => { o.spec.workload.manifests[0].metadata.name = 1; o.spec.workload.manifests[0].metadata.generateName = 'nginx-'; },
       want: [Invalid('spec.workload.manifests[0].metadata.name')],
