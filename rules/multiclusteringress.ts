@@ -123,8 +123,9 @@ function exactOrPrefixPathProblems(value: string): string[] {
 /** Exactly one of resource and service; a service names its port by name or by number. */
 function checkBackend(ctx: RuleContext, backend: unknown, path: string): void {
   if (!isRecord(backend)) return; // a wrong type is the schema's to report
-  const hasResource = backend.resource !== undefined;
-  const hasService = backend.service !== undefined;
+  // null is not set, as Go decodes it; the schema reports its type, and it is not a second backend.
+  const hasResource = backend.resource !== undefined && backend.resource !== null;
+  const hasService = backend.service !== undefined && backend.service !== null;
   if (hasResource && hasService) {
     add(ctx, invalid(path, backend, 'cannot set both resource and service backends'));
   } else if (!hasResource && !hasService) {
