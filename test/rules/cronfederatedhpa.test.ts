@@ -96,8 +96,35 @@ describe('CronFederatedHPA', () => {
     { name: 'targetReplicas 0', edit: (o) => (o.spec.rules[0].targetReplicas = 0), want: [] },
     { name: 'targetReplicas beyond int32', edit: (o) => (o.spec.rules[0].targetReplicas = 2147483648), want: [Invalid('spec.rules[0].targetReplicas')] },
     { name: 'targetReplicas not an integer', edit: (o) => (o.spec.rules[0].targetReplicas = '3'), want: [Invalid('spec.rules[0].targetReplicas')] },
+    { name: 'targetReplicas -1.5 is blamed once', edit: (o) => (o.spec.rules[0].targetReplicas = -1.5), want: [Invalid('spec.rules[0].targetReplicas')] },
+    { name: 'targetReplicas at the int32 minimum', edit: (o) => (o.spec.rules[0].targetReplicas = -2147483648), want: [Invalid('spec.rules[0].targetReplicas')] },
     { name: 'targetMinReplicas on a workload target', edit: (o) => (o.spec.rules[0].targetMinReplicas = 2), want: [Forbidden('spec.rules[0].targetMinReplicas')] },
     { name: 'targetMaxReplicas on a workload target', edit: (o) => (o.spec.rules[1].targetMaxReplicas = 20), want: [Forbidden('spec.rules[1].targetMaxReplicas')] },
+    {
+      name: 'a non-string kind does not stop the other checks',
+      edit: (o) => {
+        o.spec.scaleTargetRef.kind = 7;
+        o.spec.rules[1].name = 'scale-up';
+        o.status.executionHistories[1].nextExecutionTime = '2026-11-28T00:00:00Z';
+      },
+      want: [Invalid('spec.scaleTargetRef.kind'), Duplicate('spec.rules[1].name'), Forbidden('status.executionHistories[1].nextExecutionTime')],
+    },
+    {
+      name: 'an empty kind does not stop the status checks',
+      edit: (o) => {
+        o.spec.scaleTargetRef.kind = '';
+        o.status.executionHistories[1].nextExecutionTime = '2026-11-28T00:00:00Z';
+      },
+      want: [Required('spec.scaleTargetRef.kind'), Forbidden('status.executionHistories[1].nextExecutionTime')],
+    },
+    {
+      name: 'a rule that is not an object does not stop the status checks',
+      edit: (o) => {
+        o.spec.rules[1] = null;
+        o.status.executionHistories[1].nextExecutionTime = '2026-11-28T00:00:00Z';
+      },
+      want: [Invalid('spec.rules[1]'), Forbidden('status.executionHistories[1].nextExecutionTime')],
+    },
     {
       name: 'FederatedHPA kind without the autoscaling apiVersion is a workload target',
       edit: (o) => {
@@ -171,6 +198,8 @@ describe('CronFederatedHPA', () => {
     { name: 'min equal to max', edit: (o) => (o.spec.rules[0].targetMinReplicas = 50), want: [] },
     { name: 'min and max both 0 are each blamed once', edit: (o) => Object.assign(o.spec.rules[0], { targetMinReplicas: 0, targetMaxReplicas: 0 }), want: [Invalid('spec.rules[0].targetMinReplicas'), Invalid('spec.rules[0].targetMaxReplicas')] },
     { name: 'targetMinReplicas beyond int32 is blamed once', edit: (o) => (o.spec.rules[1].targetMinReplicas = -2147483649), want: [Invalid('spec.rules[1].targetMinReplicas')] },
+    { name: 'targetMinReplicas beyond int32 above max is blamed once', edit: (o) => (o.spec.rules[0].targetMinReplicas = 2147483648), want: [Invalid('spec.rules[0].targetMinReplicas')] },
+    { name: 'targetMinReplicas at the int32 maximum, above max', edit: (o) => (o.spec.rules[0].targetMinReplicas = 2147483647), want: [Invalid('spec.rules[0].targetMinReplicas')] },
     { name: 'targetReplicas on a FederatedHPA target', edit: (o) => (o.spec.rules[0].targetReplicas = 10), want: [Forbidden('spec.rules[0].targetReplicas')] },
     {
       name: 'successful execution without appliedMinReplicas',
@@ -198,6 +227,8 @@ describe('CronFederatedHPA', () => {
     },
     { name: 'a successful execution that is not an object is blamed once', edit: (o) => (o.status.executionHistories[0].successfulExecutions[0] = 'ok'), want: [Invalid('status.executionHistories[0].successfulExecutions[0]')] },
     { name: 'kind must be exactly FederatedHPA', edit: (o) => (o.spec.scaleTargetRef.kind = 'FederatedHpa'), want: [Invalid('spec.scaleTargetRef.kind')] },
+    { name: 'an empty kind with the FederatedHPA apiVersion is blamed once', edit: (o) => (o.spec.scaleTargetRef.kind = ''), want: [Required('spec.scaleTargetRef.kind')] },
+    { name: 'a non-string apiVersion blames no replica fields', edit: (o) => (o.spec.scaleTargetRef.apiVersion = 1), want: [Invalid('spec.scaleTargetRef.apiVersion')] },
   ];
 
   it.each(fhpaCases)('FederatedHPA target: $name', ({ edit, want, options }) => {
@@ -211,13 +242,17 @@ describe('CronFederatedHPA', () => {
 
   it('explains the FederatedHPA replica rules', () => {
     const neither = validate(changed(cronFHPA, (o) => delete o.spec.rules[2].targetMaxReplicas));
-    expect(neither.causes[0]!.message).toContain('targetMinReplicas and targetMaxReplicas cannot be nil at the same time if you want to scale FederatedHPA');
+    expect(neither.causes[0]!.message).toBe('Invalid value: "": targetMinReplicas and targetMaxReplicas cannot be nil at the same time if you want to scale FederatedHPA');
+    const notPositive = validate(changed(cronFHPA, (o) => Object.assign(o.spec.rules[0], { targetMinReplicas: 0, targetMaxReplicas: 0 })));
+    expect(notPositive.causes.map((c) => c.message)).toEqual(['Invalid value: 0: targetMinReplicas should be larger than 0', 'Invalid value: 0: targetMaxReplicas should be larger than 0']);
     const order = validate(changed(cronFHPA, (o) => (o.spec.rules[0].targetMinReplicas = 51)));
     expect(order.causes[0]!.message).toContain('targetMaxReplicas should be larger than or equal to targetMinReplicas');
     const forbidden = validate(changed(cronFHPA, (o) => (o.spec.rules[0].targetReplicas = 3)));
     expect(forbidden.causes[0]!.message).toContain('only for targets that are not a FederatedHPA');
     const minOnWorkload = validate(changed(cronDeployment, (o) => (o.spec.rules[0].targetMinReplicas = 3)));
     expect(minOnWorkload.causes[0]!.message).toContain('only for a FederatedHPA target');
+    const negative = validate(changed(cronDeployment, (o) => (o.spec.rules[0].targetReplicas = -1)));
+    expect(negative.causes[0]!.message).toContain('targetReplicas should be larger than or equal to 0');
   });
 
   it('names the schedule problem', () => {
@@ -241,6 +276,9 @@ describe('CronFederatedHPA', () => {
     expect(result.allowed).toBe(true);
     expect(result.warnings).toEqual(['spec.rules[0].schedule: "@every -5m" runs every second; the controller raises @every durations under 1s to 1s']);
     expect(validate(changed(cronFHPA, (o) => (o.spec.rules[0].schedule = '@every 1s'))).warnings).toEqual([]);
+    expect(validate(changed(cronFHPA, (o) => (o.spec.rules[0].schedule = ' @every -5m '))).warnings).toEqual([
+      'spec.rules[0].schedule: "@every -5m" runs every second; the controller raises @every durations under 1s to 1s',
+    ]);
   });
 
   it('does not warn about targetReplicas when the target is a FederatedHPA', () => {
@@ -287,6 +325,28 @@ describe('CronFederatedHPA', () => {
       });
       const complete = changed(statusWrite, (o) => (o.status.executionHistories[1].successfulExecutions[1].appliedMaxReplicas = 10));
       expectCauses(complete, [], { operation: 'UPDATE', subResource: 'status', oldObject: stored });
+    });
+
+    it('knows a stored execution sent back with its fields in another order', () => {
+      const statusWrite = changed(withMax, (o) => {
+        const [{ scheduleTime, executionTime, appliedMinReplicas }] = o.status.executionHistories[1].successfulExecutions;
+        o.status.executionHistories[1].successfulExecutions = [{ appliedMinReplicas, executionTime, scheduleTime }];
+        // Key order alone is no change to the status, which would then not be judged at all.
+        o.status.executionHistories[0].nextExecutionTime = '2026-11-24T08:00:00Z';
+      });
+      expectCauses(statusWrite, [], { operation: 'UPDATE', subResource: 'status', oldObject: withMax });
+    });
+
+    it('ignores a stored history that is not an object', () => {
+      const stored = changed(cronDeployment, (o) => o.status.executionHistories.unshift(null));
+      expectCauses(cronDeployment, [], { operation: 'UPDATE', subResource: 'status', oldObject: stored });
+    });
+
+    it('names the rule in the status causes', () => {
+      const suspended = validate(changed(cronDeployment, (o) => (o.status.executionHistories[1].nextExecutionTime = '2026-11-28T00:00:00Z')));
+      expect(suspended.causes[0]!.message).toBe('Forbidden: the rule "weekend" is suspended, so it has no next execution');
+      const unapplied = validate(changed(cronDeployment, (o) => delete o.status.executionHistories[0].successfulExecutions[0].appliedReplicas));
+      expect(unapplied.causes[0]!.message).toBe('Required value: the rule "scale-up" sets targetReplicas');
     });
 
     it('still checks every execution on CREATE', () => {
@@ -346,7 +406,7 @@ describe('CronFederatedHPA', () => {
     expectCauses(changed(cronDeployment, (o) => (o.status.executionHistories = [{ ruleName: 'scale-up', successfulExecutions: 'none' }])), [
       Invalid('status.executionHistories[0].successfulExecutions'),
     ]);
-    expectCauses(changed(cronDeployment, (o) => (o.spec.rules = [o.spec.rules[0], 'scale-down'])), [Invalid('spec.rules[1]')]);
+    expect(expectCauses(changed(cronDeployment, (o) => (o.spec.rules = [o.spec.rules[0], 'scale-down'])), [Invalid('spec.rules[1]')]).warnings).toEqual([]);
     expectCauses(changed(cronDeployment, (o) => (o.spec.scaleTargetRef.kind = 7)), [Invalid('spec.scaleTargetRef.kind')]);
   });
 
