@@ -68,12 +68,17 @@ let lastFhpaApiVersion = { groupDomain: '', apiVersion: '' };
 /** An int32 the schema accepted; anything else the schema already reported. */
 const int32 = (v: unknown): number | undefined => (isInt(v) && v >= INT32_MIN && v <= INT32_MAX ? v : undefined);
 
-/** Which kind of target the reference names; a reference the schema or checkScaleTargetRef rejects is unknown. */
+/**
+ * Which kind of target the reference names. As in Karmada, only the FederatedHPA's own apiVersion
+ * makes a FederatedHPA target; any other is a workload even while its kind is wrong. Within that
+ * apiVersion a kind the schema or checkScaleTargetRef rejects leaves the target unknown.
+ */
 function targetOf(ref: unknown, ctx: RuleContext): Target {
   const r = record(ref);
-  const kind = r.kind;
-  if (!isString(kind) || kind === '' || pathSegmentName(kind) || (r.apiVersion !== undefined && !isString(r.apiVersion))) return 'unknown';
+  if (r.apiVersion !== undefined && !isString(r.apiVersion)) return 'unknown';
   if (r.apiVersion !== fhpaApiVersion(ctx)) return 'workload';
+  const kind = r.kind;
+  if (!isString(kind) || kind === '' || pathSegmentName(kind)) return 'unknown';
   return kind === FEDERATED_HPA ? 'FederatedHPA' : 'unknown';
 }
 

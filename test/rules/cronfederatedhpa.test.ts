@@ -109,6 +109,21 @@ describe('CronFederatedHPA', () => {
       },
       want: [Invalid('spec.scaleTargetRef.kind'), Duplicate('spec.rules[1].name'), Forbidden('status.executionHistories[1].nextExecutionTime')],
     },
+    ...(
+      [
+        ['empty', (o) => (o.spec.scaleTargetRef.kind = ''), Required],
+        ['missing', (o) => delete o.spec.scaleTargetRef.kind, Required],
+        ['"."', (o) => (o.spec.scaleTargetRef.kind = '.'), Invalid],
+      ] as [string, Case['edit'], typeof Invalid][]
+    ).map(([label, breakKind, cause]): Case => ({
+      name: `kind ${label} with a workload apiVersion: the rules are still a workload's`,
+      edit: (o) => {
+        breakKind(o);
+        o.spec.rules[0].targetReplicas = -1;
+        o.spec.rules[1].targetMaxReplicas = 20;
+      },
+      want: [cause('spec.scaleTargetRef.kind'), Invalid('spec.rules[0].targetReplicas'), Forbidden('spec.rules[1].targetMaxReplicas')],
+    })),
     {
       name: 'an empty kind does not stop the status checks',
       edit: (o) => {
