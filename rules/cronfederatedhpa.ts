@@ -70,16 +70,14 @@ const int32 = (v: unknown): number | undefined => (isInt(v) && v >= INT32_MIN &&
 
 /**
  * Which kind of target the reference names. As in Karmada, only the FederatedHPA's own apiVersion
- * makes a FederatedHPA target; any other is a workload even while its kind is wrong. Within that
- * apiVersion a kind the schema or checkScaleTargetRef rejects leaves the target unknown.
+ * makes a FederatedHPA target; any other is a workload even while its kind is wrong. Under that
+ * apiVersion any other kind is refused (checkScaleTargetRef, or the schema), so the target is unknown.
  */
 function targetOf(ref: unknown, ctx: RuleContext): Target {
   const r = record(ref);
   if (r.apiVersion !== undefined && !isString(r.apiVersion)) return 'unknown';
   if (r.apiVersion !== fhpaApiVersion(ctx)) return 'workload';
-  const kind = r.kind;
-  if (!isString(kind) || kind === '' || pathSegmentName(kind)) return 'unknown';
-  return kind === FEDERATED_HPA ? 'FederatedHPA' : 'unknown';
+  return r.kind === FEDERATED_HPA ? 'FederatedHPA' : 'unknown';
 }
 
 /** Karmada's rule: in the FederatedHPA's own API group only the FederatedHPA kind can be scaled. */
