@@ -125,6 +125,14 @@ describe('CronFederatedHPA', () => {
       want: [cause('spec.scaleTargetRef.kind'), Invalid('spec.rules[0].targetReplicas'), Forbidden('spec.rules[1].targetMaxReplicas')],
     })),
     {
+      name: 'a non-string apiVersion does not stop the status checks',
+      edit: (o) => {
+        o.spec.scaleTargetRef.apiVersion = 7;
+        o.status.executionHistories[1].nextExecutionTime = '2026-11-28T00:00:00Z';
+      },
+      want: [Invalid('spec.scaleTargetRef.apiVersion'), Forbidden('status.executionHistories[1].nextExecutionTime')],
+    },
+    {
       name: 'an empty kind does not stop the status checks',
       edit: (o) => {
         o.spec.scaleTargetRef.kind = '';
