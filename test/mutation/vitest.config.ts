@@ -1,0 +1,19 @@
+import { defineConfig } from 'vitest/config';
+
+/**
+ * The suites that judge the rules and the engine, for `npm run test:mutation`. Left out: the
+ * Go reference comparisons (they need Go and compile programs), the precompiled-validator and
+ * package tests (they read dist/), the memo tests (the memos are off here), the server and CLI.
+ */
+export default defineConfig({
+  test: {
+    include: [
+      'test/rules/**/*.test.ts',
+      'test/checks/{metadata,names,quantity,cron,timezone,schema,date-time}.test.ts',
+      'test/admission/review.test.ts',
+      'test/{field,causes-order,registry}.test.ts',
+    ],
+    setupFiles: ['test/mutation/no-memo.ts'],
+    pool: 'threads',
+  },
+});
