@@ -106,9 +106,12 @@ describe('review() on input it cannot use', () => {
     ['another kind', { apiVersion: 'v1', kind: 'Pod' }, /not an AdmissionReview/],
     ['an unknown review version', { apiVersion: 'admission.k8s.io/v2', kind: 'AdmissionReview', request: { uid: 'u' } }, /not an AdmissionReview/],
     ['no request', { apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview' }, /has no request/],
+    ['another kind in admission.k8s.io', { ...admissionReview(cluster), kind: 'AdmissionResponse' }, /not an AdmissionReview/],
     ['no uid', admissionReview(cluster, { uid: '' }), /uid is required/],
+    ['a uid that is no string', admissionReview(cluster, { uid: 42 }), /uid is required/],
     ['a bad operation', admissionReview(cluster, { operation: 'PATCH' }), /operation "PATCH"/],
     ['no object on CREATE', admissionReview(null), /no content to decode/],
+    ['an omitted object on CREATE', admissionReview(undefined), /no content to decode/],
     ['an object that is not an object', admissionReview([1]), /not a JSON object/],
     ['an oldObject that is not an object', admissionReview(cluster, { operation: 'UPDATE', oldObject: 'x' }), /oldObject is not a JSON object/],
     ['a kind fleetgate does not serve', admissionReview({ ...cluster, kind: 'Pod' }, { kind: { group: '', version: 'v1', kind: 'Pod' } }), /kind "Pod" is not served/],
@@ -123,11 +126,61 @@ describe('review() on input it cannot use', () => {
     expect(out.response?.status?.message).toMatch(message);
   });
 
+  it('echoes the uid it could read, and an empty uid otherwise', () => {
+    expect(sync(review('hello', { mode: 'validate' })).response?.uid).toBe('');
+    expect(sync(review(admissionReview(cluster, { uid: 42 }), { mode: 'validate' })).response?.uid).toBe('');
+    expect(sync(review(admissionReview(cluster, { operation: 'PATCH' }), { mode: 'validate' })).response?.uid).toBe('705ab4f5-6393-11e8-b7cc-42010a800002');
+  });
+
+  const envelopes: [string, unknown, string][] = [
+    ['missing fields', {}, 'null and null'],
+    ['null fields', { apiVersion: null, kind: null }, 'null and null'],
+    ['a number and a boolean', { apiVersion: 1, kind: true }, '1 and true'],
+    ['an array and an object', { apiVersion: [], kind: { secret: 'x' } }, 'an array and an object'],
+    ['a string of 64 characters', { apiVersion: 'v'.repeat(64), kind: 'Pod' }, `"${'v'.repeat(64)}" and "Pod"`],
+    ['a string of 65 characters', { apiVersion: 'v'.repeat(65), kind: 'Pod' }, `"${'v'.repeat(64)}…" and "Pod"`],
+  ];
+
+  it.each(envelopes)('shows %s in the envelope error as it is typed', (_name, input, shown) => {
+    const out = sync(review(input, { mode: 'validate' }));
+    expect(out.response?.status).toEqual({
+      code: 400,
+      message: `the body is not an AdmissionReview: expected apiVersion admission.k8s.io/v1 or admission.k8s.io/v1beta1 and kind AdmissionReview, got ${shown}`,
+    });
+  });
+
+  it('lists the served kinds comma-separated', () => {
+    const out = sync(review(admissionReview({ ...cluster, kind: 'Pod' }, { kind: { group: '', version: 'v1', kind: 'Pod' } }), { mode: 'validate' }));
+    expect(out.response?.status?.message).toMatch(/^kind "Pod" is not served by fleetgate; served kinds: (\w+, ){12}\w+$/);
+  });
+
+  it('ignores oldObject on CREATE', () => {
+    const { oldObject: _omitted, ...request } = admissionReview(cluster).request;
+    const omitted = { apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request };
+    expect(sync(review(omitted, { mode: 'validate' })).response?.allowed).toBe(true);
+    expect(sync(review(admissionReview(cluster, { oldObject: 'x' }), { mode: 'validate' })).response?.allowed).toBe(true);
+  });
+
+  it('takes the kind from the object when the request names none', () => {
+    expect(sync(review(admissionReview(cluster, { kind: undefined }), { mode: 'validate' })).response?.allowed).toBe(true);
+  });
+
   it('fills the request namespace into the object and the stored object alike', () => {
     const mcs = { apiVersion: 'networking.karmada.io/v1alpha1', kind: 'MultiClusterService', metadata: { name: 'web' }, spec: { types: ['CrossCluster'] } };
     const kind = { group: 'networking.karmada.io', version: 'v1alpha1', kind: 'MultiClusterService' };
     const update = admissionReview(mcs, { operation: 'UPDATE', oldObject: mcs, namespace: 'shop', kind, name: 'web' });
     expect(sync(review(update, { mode: 'validate' })).response?.allowed).toBe(true);
+    const placed = { ...mcs, metadata: { name: 'web', namespace: 'shop' } };
+    const updatePlaced = admissionReview(placed, { operation: 'UPDATE', oldObject: mcs, namespace: 'shop', kind, name: 'web' });
+    expect(sync(review(updatePlaced, { mode: 'validate' })).response?.allowed).toBe(true);
+  });
+
+  it('keeps the namespace the object carries, and fills none into a cluster-scoped object', () => {
+    const mcs = { apiVersion: 'networking.karmada.io/v1alpha1', kind: 'MultiClusterService', metadata: { name: 'web', namespace: 'Shop' }, spec: { types: ['CrossCluster'] } };
+    const kind = { group: 'networking.karmada.io', version: 'v1alpha1', kind: 'MultiClusterService' };
+    const denied = sync(review(admissionReview(mcs, { namespace: 'shop', kind, name: 'web' }), { mode: 'validate' }));
+    expect(denied.response?.status?.details?.causes?.map((c) => [c.type, c.field])).toEqual([['FieldValueInvalid', 'metadata.namespace']]);
+    expect(sync(review(admissionReview(cluster, { namespace: 'shop' }), { mode: 'validate' })).response?.allowed).toBe(true);
   });
 
   it('reads a review without apiVersion as admission.k8s.io/v1, as controller-runtime does', () => {
@@ -139,6 +192,7 @@ describe('review() on input it cannot use', () => {
   it('answers 400 when a per-kind endpoint receives another kind', () => {
     const out = sync(review(admissionReview(cluster), { mode: 'validate', kind: 'Work' }));
     expect(out.response?.status).toEqual({ code: 400, message: 'this endpoint serves Work, but the request is for Cluster' });
+    expect(sync(review(admissionReview(cluster), { mode: 'validate', kind: 'Cluster' })).response?.allowed).toBe(true);
   });
 
   it('describes, not prints, a value that is no name where a name belongs', () => {
@@ -160,6 +214,19 @@ describe('review() on input it cannot use', () => {
     expect(sync(review(deleteOf(clusterKind), { mode: 'validate' })).response?.allowed).toBe(true);
   });
 
+  it('takes a DELETE\'s kind from request.kind first, and allows one whose kind is unknown', () => {
+    const clusterKind = { group: 'cluster.karmada.io', version: 'v1alpha1', kind: 'Cluster' };
+    const bare = admissionReview(null, { operation: 'DELETE', oldObject: null, kind: clusterKind });
+    expect(sync(review(bare, { mode: 'validate', kind: 'Work' })).response?.status).toEqual({ code: 400, message: 'this endpoint serves Work, but the request is for Cluster' });
+    const unknown = admissionReview(null, { operation: 'DELETE', oldObject: null, kind: undefined });
+    expect(sync(review(unknown, { mode: 'validate', kind: 'Work' })).response?.allowed).toBe(true);
+  });
+
+  it('allows CONNECT without an object', () => {
+    const out = sync(review(admissionReview(null, { operation: 'CONNECT', subResource: 'proxy' }), { mode: 'validate' }));
+    expect(out.response?.allowed).toBe(true);
+  });
+
   it('answers 400 when the review itself throws as it is read (getters, Proxies), and never echoes a name that is no string', () => {
     const revoked = Proxy.revocable({}, {});
     revoked.revoke();
@@ -173,6 +240,7 @@ describe('review() on input it cannot use', () => {
       expect(out.kind).toBe('AdmissionReview');
       expect(out.response?.status?.code).toBe(400);
     }
+    expect(sync(review(hostile[0], { mode: 'validate' })).response?.status?.message).toBe('the AdmissionReview cannot be read: x');
     const unnamed = admissionReview({ ...cluster, metadata: { generateName: 'm-' }, spec: { syncMode: 'Both' } }, { name: { evil: true } });
     const denied = sync(review(unnamed, { mode: 'validate' }));
     expect(denied.response?.status?.details?.name).toBe('');
@@ -234,13 +302,35 @@ describe('review() details', () => {
     const rejected = await review(request, { mode: 'validate', lookups: { getService: () => Promise.reject(new ContextUnavailableError('timed out')) } });
     expect(rejected.response?.status?.code).toBe(503);
     const broken = await review(request, { mode: 'validate', lookups: { getService: () => { throw new Error('bug'); } } });
-    expect(broken.response?.status?.code).toBe(500);
+    expect(broken.response?.status).toEqual({ code: 500, message: 'internal error while reviewing the request: bug' });
   });
 
   it('uses the configured group domain', () => {
     const other = { ...cluster, apiVersion: 'cluster.example.org/v1alpha1' };
     const out = sync(review(admissionReview(other, { kind: { group: 'cluster.example.org', version: 'v1alpha1', kind: 'Cluster' } }), { mode: 'validate', groupDomain: 'example.org' }));
     expect(out.response?.allowed).toBe(true);
+    const bad = { ...other, spec: { syncMode: 'X' } };
+    const denied = sync(review(admissionReview(bad, { kind: { group: 'cluster.example.org', version: 'v1alpha1', kind: 'Cluster' } }), { mode: 'validate', groupDomain: 'example.org' }));
+    expect(denied.response?.status?.message).toMatch(/^Cluster\.cluster\.example\.org "m1" is invalid: /);
+    expect(denied.response?.status?.details?.group).toBe('cluster.example.org');
+  });
+
+  it('names the object by request.name when the object carries no name', () => {
+    const unnamed = { ...cluster, metadata: {} };
+    const out = sync(review(admissionReview(unnamed, { name: 'm1' }), { mode: 'validate' }));
+    expect(out.response?.status?.details?.name).toBe('m1');
+    expect(out.response?.status?.message).toMatch(/^Cluster\.cluster\.karmada\.io "m1" is invalid: metadata\.name: Required value/);
+  });
+
+  it('mutate defaults resource models only on CREATE, stamps NoExecute taints with the given time, and leaves status writes alone', () => {
+    const bare = { ...cluster, spec: { syncMode: 'Push' } };
+    const onUpdate = sync(review(admissionReview(bare, { operation: 'UPDATE', oldObject: bare }), { mode: 'mutate' }));
+    expect(onUpdate.response).toEqual({ uid: '705ab4f5-6393-11e8-b7cc-42010a800002', allowed: true });
+    const onStatus = sync(review(admissionReview(bare, { operation: 'UPDATE', oldObject: bare, subResource: 'status' }), { mode: 'mutate' }));
+    expect(onStatus.response).toEqual({ uid: '705ab4f5-6393-11e8-b7cc-42010a800002', allowed: true });
+    const tainted = { ...cluster, spec: { ...cluster.spec, taints: [{ key: 'k', effect: 'NoExecute' }] } };
+    const stamped = sync(review(admissionReview(tainted), { mode: 'mutate', now: new Date('2026-03-04T05:06:07Z') }));
+    expect(decodePatch(stamped.response?.patch)).toEqual([{ op: 'add', path: '/spec/taints/0/timeAdded', value: '2026-03-04T05:06:07Z' }]);
   });
 });
 
