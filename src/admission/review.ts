@@ -109,8 +109,10 @@ function decode(input: unknown, options: ReviewOptions): Decoded | { error: stri
   const object = request.object;
   if (object === undefined || object === null) return { error: 'there is no content to decode: request.object is empty' };
   if (!isRecord(object)) return { error: 'request.object is not a JSON object' };
-  if (operation === 'UPDATE' && request.oldObject !== undefined && request.oldObject !== null && !isRecord(request.oldObject)) {
-    return { error: 'request.oldObject is not a JSON object' };
+  if (operation === 'UPDATE') {
+    // The API server always sends the stored object with an UPDATE; without it the update rules cannot run.
+    if (request.oldObject === undefined || request.oldObject === null) return { error: 'there is no content to decode: request.oldObject is empty (an UPDATE carries the stored object)' };
+    if (!isRecord(request.oldObject)) return { error: 'request.oldObject is not a JSON object' };
   }
 
   const kindName = requestKind ?? object.kind;
