@@ -6,6 +6,9 @@
 import { describe, expect, it } from 'vitest';
 import { fullFormats } from 'ajv-formats/dist/formats.js';
 import { ajvFormats, isBase64, isCanonicalDateTime } from '../../src/schema-formats.js';
+import { Obj, Opt, Str, Time } from '../../rules/_shared/schema.js';
+import { checkSchema } from '../../src/schema.js';
+import { formatCause } from '../../src/field.js';
 
 const ajvFormatsDateTime = (fullFormats['date-time'] as { validate: (v: string) => boolean }).validate;
 /**
@@ -89,5 +92,15 @@ describe('byte format', () => {
     expect(isBase64(bundle)).toBe(true);
     expect(isBase64(bundle.slice(0, -1))).toBe(false);
     expect(isBase64(`${bundle}\n`)).toBe(false);
+  });
+});
+
+describe('the causes of the two formats', () => {
+  it('say what the value must be', () => {
+    const schema = Obj({ at: Opt(Time()), caBundle: Opt(Str({ format: 'byte' })) });
+    expect(checkSchema(schema, { at: '2026-11-22', caBundle: 'abc' }).causes.map(formatCause)).toEqual([
+      'at: Invalid value: "2026-11-22": must be an RFC 3339 date-time such as "2026-01-02T15:04:05Z"',
+      'caBundle: Invalid value: "abc": must be base64-encoded data',
+    ]);
   });
 });

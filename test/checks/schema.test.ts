@@ -1,7 +1,9 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { Type } from '@sinclair/typebox';
 import { Arr, Enum, Int32, Obj, Opt, Quantity, QuantityMap, ReqStr, Str } from '../../rules/_shared/schema.js';
-import { checkSchema, pointerToPath } from '../../src/schema.js';
+import { checkSchema, pointerToPath, unknownFieldCause } from '../../src/schema.js';
+import { GENERATED_VALIDATORS, schemaHash } from '../../src/schema-compiler.js';
+import { formatCause } from '../../src/field.js';
 import { Invalid, NotSupported, Required, TooLong, type Want } from '../helpers.js';
 
 const schema = Obj({
@@ -16,6 +18,12 @@ const schema = Obj({
   limits: Opt(QuantityMap()),
   size: Opt(Quantity()),
   'a/b': Opt(Enum(['z'])),
+  ceiling: Opt(Type.Integer({ maximum: 10 })),
+  code: Opt(Str({ minLength: 3 })),
+  pair: Opt(Arr(Str(), { minItems: 2 })),
+  few: Opt(Arr(Str(), { maxItems: 2 })),
+  version: Opt(Type.Literal('v1')),
+  ref: Opt(Str({ pattern: '^v' })),
 });
 
 const base = { mode: 'Push', name: 'web' };
@@ -46,6 +54,14 @@ describe('checkSchema: one cause per mistake, with the Kubernetes cause type', (
     ['a map key with dots and slashes', { limits: { 'nvidia.com/gpu': 'x' } }, [Invalid('limits[nvidia.com/gpu]')]],
     ['a quantity as a JSON number', { size: 1.5 }, []],
     ['a quantity of the wrong type', { size: true }, [Invalid('size')]],
+    ['a required value written as null', { mode: null }, [Required('mode')]],
+    ['an empty required enum past the tenth list item', { items: [...Array(10).fill({ effect: 'A' }), { effect: '' }] }, [Required('items[10].effect')]],
+    ['above a maximum with no minimum', { ceiling: 11 }, [Invalid('ceiling')]],
+    ['shorter than a minimum length above one', { code: 'ab' }, [Invalid('code')]],
+    ['fewer items than a minimum above one', { pair: ['a'] }, [Invalid('pair')]],
+    ['more items than a maximum', { few: ['a', 'b', 'c'] }, [{ type: 'FieldValueTooMany', field: 'few' }]],
+    ['a value other than a constant', { version: 'v2' }, [NotSupported('version')]],
+    ['a keyword without a wording of its own', { ref: 'x' }, [Invalid('ref')]],
   ] as [string, Record<string, unknown>, Want[]][])('%s', (_name, edit, want) => {
     expect(causes({ ...base, ...edit })).toEqual(want);
   });
@@ -62,6 +78,42 @@ describe('checkSchema: one cause per mistake, with the Kubernetes cause type', (
     );
   });
 
+  it('words the other causes as Kubernetes does', () => {
+    const data = { ...base, mode: null, note: 1, size: true, items: [], ceiling: 11, code: 'ab', pair: ['a'], few: ['a', 'b', 'c'], version: 'v2', ref: 'x' };
+    expect(checkSchema(schema, data).causes.map(formatCause).sort()).toEqual(
+      [
+        'mode: Required value',
+        'note: Invalid value: 1: must be of type string',
+        'size: Invalid value: true: must be of type string or number',
+        'items: Required value: must have at least one item',
+        'ceiling: Invalid value: 11: must be less than or equal to 10',
+        'code: Invalid value: "ab": must be at least 3 characters',
+        'pair: Invalid value: ["a"]: must have at least 2 items',
+        'few: Too many: 3: must have at most 2 items',
+        'version: Unsupported value: "v2": supported values: "v1"',
+        `ref: Invalid value: "x": does not satisfy the schema's pattern`,
+      ].sort(),
+    );
+  });
+
+  it('reports a root that is not an object at the root, with its value', () => {
+    for (const root of ['text', 5, null, undefined]) {
+      expect(checkSchema(schema, root).causes.map((c) => [c.type, c.field, c.badValue])).toEqual([['FieldValueInvalid', '', root]]);
+    }
+  });
+
+  it('keeps apart the causes in values an update leaves as stored', () => {
+    const result = checkSchema(schema, { ...base, mode: 'Both', count: 0 }, undefined, { ...base, mode: 'Both', count: 5 });
+    expect(result.causes.map((c) => c.field)).toEqual(['count']);
+    expect(result.kept.map((c) => c.field)).toEqual(['mode']);
+    const fromNull = checkSchema(schema, { ...base, limits: { cpu: 'lots' } }, undefined, { ...base, limits: null });
+    expect([fromNull.causes.map((c) => c.field), fromNull.kept]).toEqual([['limits[cpu]'], []]);
+  });
+
+  it('reports an unknown field, when unknown fields are errors, as forbidden', () => {
+    expect(formatCause(unknownFieldCause('spec.extra'))).toBe('spec.extra: Forbidden: unknown field');
+  });
+
   it('lists unknown fields separately, by path', () => {
     const result = checkSchema(schema, { ...base, extra: 1, items: [{ effect: 'A', other: 2 }] });
     expect(result.causes).toEqual([]);
@@ -70,7 +122,7 @@ describe('checkSchema: one cause per mistake, with the Kubernetes cause type', (
 });
 
 describe('pointerToPath', () => {
-  const nested = Obj({ spec: Obj({ overall: QuantityMap(), rules: Arr(Obj({ name: Str() })) }), raw: Type.Any() });
+  const nested = Obj({ spec: Obj({ overall: QuantityMap(), rules: Arr(Obj({ name: Str() })), byPattern: Type.Record(Type.String(), Quantity()) }), raw: Type.Any() });
   it.each([
     ['', ''],
     ['/spec', 'spec'],
@@ -78,6 +130,10 @@ describe('pointerToPath', () => {
     ['/spec/overall/cpu', 'spec.overall[cpu]'],
     ['/spec/overall/example.com~1gpu', 'spec.overall[example.com/gpu]'],
     ['/raw/list/0', 'raw.list[0]'],
+    ['/raw/list/10', 'raw.list[10]'],
+    ['/raw/v1', 'raw.v1'],
+    ['/raw/1v', 'raw.1v'],
+    ['/spec/byPattern/cpu', 'spec.byPattern[cpu]'],
   ])('%j is %j', (pointer, path) => expect(pointerToPath(nested, pointer)).toBe(path));
 });
 
@@ -117,5 +173,72 @@ describe('the places of schema errors, remembered per schema', () => {
         ['limits[a~b]', 'many'],
       ]);
     }
+  });
+});
+
+describe('the validators a build precompiled', () => {
+  const rules = { kind: 'Widget', schema: Obj({ name: ReqStr() }) };
+  const request = `./${GENERATED_VALIDATORS}`;
+
+  /** A fresh src/schema.ts whose require of the precompiled module gets `load`'s answer. */
+  async function schemaModuleWith(load: () => unknown) {
+    let reads = 0;
+    vi.resetModules();
+    vi.doMock('node:module', async (importOriginal) => {
+      const actual = await importOriginal<typeof import('node:module')>();
+      const createRequire = (url: string | URL) => {
+        const real = actual.createRequire(url);
+        return Object.assign((id: string) => (id === request ? (reads++, load()) : real(id)), real);
+      };
+      return { ...actual, createRequire, default: { ...actual, createRequire } };
+    });
+    try {
+      const module = await import('../../src/schema.js');
+      return { ...module, reads: () => reads };
+    } finally {
+      vi.doUnmock('node:module');
+      vi.resetModules();
+    }
+  }
+  const built = (hash: string) => {
+    const precompiled = Object.assign(() => true, { errors: null });
+    return { precompiled, factory: Object.assign(() => ({ Widget: precompiled }), { schemaHashes: { Widget: hash } }) };
+  };
+
+  it('are used when made from the very schema', async () => {
+    const { precompiled, factory } = built(schemaHash(rules.schema));
+    const { kindValidator } = await schemaModuleWith(() => factory);
+    expect(kindValidator(rules)).toBe(precompiled);
+  });
+
+  it('are not used when stale: the schema is compiled here', async () => {
+    const { precompiled, factory } = built('stale');
+    const { kindValidator, checkSchema: check } = await schemaModuleWith(() => factory);
+    const fn = kindValidator(rules);
+    expect(fn).not.toBe(precompiled);
+    expect(check(rules.schema, {}, fn).causes.map((c) => [c.type, c.field])).toEqual([['FieldValueRequired', 'name']]);
+  });
+
+  it('are not needed when the build did not make them', async () => {
+    const missing = Object.assign(new Error(`Cannot find module '${request}'\nRequire stack:\n- src/schema.ts`), { code: 'MODULE_NOT_FOUND' });
+    const { kindValidator, checkSchema: check } = await schemaModuleWith(() => {
+      throw missing;
+    });
+    expect(check(rules.schema, {}, kindValidator(rules)).causes.map((c) => c.field)).toEqual(['name']);
+  });
+
+  it.each([
+    ['fails to load', new SyntaxError(`${request}: Unexpected token\n  at line 1`), `${request}: Unexpected token`],
+    ['needs a module that is missing', Object.assign(new Error(`Cannot find module 'ajv/dist/runtime/equal'\nRequire stack:\n- ${request}`), { code: 'MODULE_NOT_FOUND' }), `Cannot find module 'ajv/dist/runtime/equal'`],
+  ])('are an error, on every use and read once, when the module %s', async (_name, failure, firstLine) => {
+    const { kindValidator, reads } = await schemaModuleWith(() => {
+      throw failure;
+    });
+    for (const kind of ['Widget', 'Gadget']) {
+      expect(() => kindValidator({ ...rules, kind })).toThrow(
+        expect.objectContaining({ message: `cannot load the precompiled validators (${GENERATED_VALIDATORS}): ${firstLine}; rebuild with npm run build`, cause: failure }),
+      );
+    }
+    expect(reads()).toBe(1);
   });
 });
