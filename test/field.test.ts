@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { aggregate, invalid, renderValue, tooLong, tooMany } from '../src/field.js';
+import { aggregate, invalid, notSupported, renderValue, tooLong, tooMany } from '../src/field.js';
 
 describe('renderValue', () => {
   it('shows characters a reader cannot see as escapes, as Go %q does', () => {
@@ -29,6 +29,37 @@ describe('renderValue', () => {
     expect(JSON.parse(emoji.slice(0, -3))).toBe('x'.repeat(255));
     expect(renderValue('short')).toBe('"short"');
   });
+
+  it('cuts a string at 256 code units, one fewer only to keep a surrogate pair whole', () => {
+    expect(renderValue('x'.repeat(256))).toBe(`"${'x'.repeat(256)}"`);
+    expect(renderValue('x'.repeat(257))).toBe(`"${'x'.repeat(256)}"...`);
+    expect(renderValue(`"${'x'.repeat(255)}`)).toBe(JSON.stringify(`"${'x'.repeat(255)}`));
+    expect(renderValue(`${'x'.repeat(255)}\ue000yy`)).toBe(`"${'x'.repeat(255)}\ue000"...`);
+    for (const pair of ['😀', '\u{10000}', '\u{10ffff}']) {
+      expect(renderValue(`${'x'.repeat(255)}${pair}yy`)).toBe(`"${'x'.repeat(255)}"...`);
+      expect(renderValue(`${'x'.repeat(254)}${pair}yy`)).toBe(`"${'x'.repeat(254)}${pair}"...`);
+    }
+  });
+
+  it('shows numbers and booleans bare, nothing as null, and cuts long JSON', () => {
+    expect(renderValue(8080)).toBe('8080');
+    expect(renderValue(Number.NaN)).toBe('NaN');
+    expect(renderValue(false)).toBe('false');
+    expect(renderValue(undefined)).toBe('null');
+    expect(renderValue(() => 0)).toBe('null');
+    expect(renderValue({ a: [1, 'b'] })).toBe('{"a":[1,"b"]}');
+    const exact = ['x'.repeat(252)];
+    expect(renderValue(exact)).toBe(JSON.stringify(exact));
+    const long = ['x'.repeat(253)];
+    expect(renderValue(long)).toBe(`${JSON.stringify(long).slice(0, 256)}...`);
+  });
+
+  it('does not throw on a value JSON cannot hold', () => {
+    const cyclic: Record<string, unknown> = {};
+    cyclic.self = cyclic;
+    expect(renderValue(cyclic)).toBe('<unrenderable>');
+    expect(renderValue(10n)).toBe('<unrenderable>');
+  });
 });
 
 describe('cause wording', () => {
@@ -36,6 +67,12 @@ describe('cause wording', () => {
     expect(tooLong('f', 1).message).toBe('Too long: may not be more than 1 byte');
     expect(tooLong('f', 63).message).toBe('Too long: may not be more than 63 bytes');
     expect(tooMany('f', 2, 1).message).toBe('Too many: 2: must have at most 1 item');
+    expect(tooMany('f', 5, 3)).toStrictEqual({ type: 'FieldValueTooMany', field: 'f', badValue: 5, message: 'Too many: 5: must have at most 3 items' });
+  });
+
+  it('lists no supported values when there are none', () => {
+    expect(notSupported('f', 'x', []).message).toBe('Unsupported value: "x"');
+    expect(notSupported('f', 'x', ['a', 'b']).message).toBe('Unsupported value: "x": supported values: "a", "b"');
   });
 
   it('aggregates nothing to an empty text, one cause bare, several in brackets', () => {

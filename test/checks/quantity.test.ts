@@ -17,9 +17,9 @@ describe('quantity grammar (resource.ParseQuantity)', () => {
     '0', '1', '128', '+1', '-1', '1.', '.5', '0.5', '1.25',
     '500m', '100n', '5u', '1k', '1M', '1G', '1T', '1P', '1E',
     '1Ki', '4Gi', '1.5Gi', '1Ti', '1Pi', '1Ei',
-    '1e3', '1E3', '1e+3', '1e-3', '1.5e3', '9223372036854775807',
+    '1e3', '1E3', '1e+3', '1e-3', '1.5e3', '9223372036854775807', '-2000', '1.2345',
   ];
-  const invalid = ['', ' 1', '1 ', 'one', '1K', '1ki', '1KiB', '1e', '1.5.5', '--1', '1Gi1', '1mi', 'm', '.', '1e1001', 'Infinity', 'NaN', '0x10', '1,5'];
+  const invalid = ['', ' 1', '1 ', 'one', '1K', '1ki', '1KiB', '1e', '1.5.5', '--1', '1Gi1', '1mi', 'm', '.', '1e1001', '1e1009', 'Infinity', 'NaN', '0x10', '1,5'];
 
   it.each(valid)('accepts %j', (text) => {
     expect(isQuantity(text)).toBe(true);
@@ -33,6 +33,11 @@ describe('quantity grammar (resource.ParseQuantity)', () => {
   it('bounds the exponent at 1000 either way', () => {
     for (const text of ['1e1000', '1e-1000', '1E+1000', '2.5e0001000']) expect(isQuantity(text)).toBe(true);
     for (const text of ['1e1001', '1e-1001', '1E+01001']) expect(isQuantity(text)).toBe(false);
+  });
+
+  it('parses the exponent bound either way', () => {
+    expect(value('1e1000')).toBe(`1${'0'.repeat(1000)}`);
+    expect(value('1e-1000')).toBe(`1/1${'0'.repeat(1000)}`);
   });
 
   it('answers exactly as the parser does, for every combination of sign, digits and suffix', () => {
@@ -79,6 +84,7 @@ describe('exact values', () => {
     ['1e-3', '1/1000'],
     ['1.5e3', '1500'],
     ['-2', '-2'],
+    ['-1.5', '-3/2'],
     ['+.5', '1/2'],
   ])('%s is %s', (text, expected) => expect(value(text)).toBe(expected));
 
@@ -125,6 +131,8 @@ describe('addQuantity', () => {
     expect(compareQuantity(addQuantity(q('0.1'), q('0.2')), q('300m'))).toBe(0);
     expect(compareQuantity(addQuantity(q('1'), q('-1')), ZERO)).toBe(0);
     expect(compareQuantity(addQuantity(ZERO, q('7')), q('7'))).toBe(0);
+    expect(compareQuantity(addQuantity(q('500m'), q('1')), q('1.5'))).toBe(0);
+    expect(compareQuantity(addQuantity(q('1'), q('500m')), q('1.5'))).toBe(0);
   });
 });
 

@@ -1,0 +1,35 @@
+import { describe, expect, it } from 'vitest';
+import { applyDefaults, defaultsPatch } from '../src/defaults.js';
+import { cluster } from './fixtures/cluster.js';
+import { changed } from './helpers.js';
+
+const now = new Date('2026-11-22T12:00:00Z');
+
+describe('applyDefaults', () => {
+  it('returns the input itself when nothing is defaulted', () => {
+    const result = applyDefaults(cluster, { now });
+    expect(result.patch).toEqual([]);
+    expect(result.object).toBe(cluster);
+  });
+
+  it('returns values that are no object, and kinds it does not serve, unchanged', () => {
+    const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: { containers: [] } };
+    for (const value of [null, undefined, 'Cluster', 5, [], {}, pod]) {
+      expect(applyDefaults(value, { now })).toEqual({ object: value, patch: [] });
+      expect(defaultsPatch(value, { now })).toEqual([]);
+    }
+  });
+
+  it('adds a missing field and replaces a present one, at RFC 6901 pointers', () => {
+    const object = changed(cluster, (o) => {
+      o.spec.resourceModels = [];
+      delete o.spec.taints[1].timeAdded;
+    });
+    const patch = defaultsPatch(object, { now });
+    expect(patch.map((op) => [op.op, op.path])).toEqual([
+      ['replace', '/spec/resourceModels'],
+      ['add', '/spec/taints/1/timeAdded'],
+    ]);
+    expect(applyDefaults(object, { now }).patch).toEqual(patch);
+  });
+});

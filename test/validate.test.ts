@@ -1,0 +1,60 @@
+import { describe, expect, it } from 'vitest';
+import { validate } from '../src/validate.js';
+import { cluster } from './fixtures/cluster.js';
+import { changed, expectCauses, Invalid, Required } from './helpers.js';
+
+const kindList =
+  '"ResourceInterpreterWebhookConfiguration", "ResourceInterpreterCustomization", "MultiClusterIngress", "MultiClusterService", "ResourceRegistry", "Work", "ClusterResourceBinding", "Cluster", "CronFederatedHPA", "ClusterTaintPolicy", "FederatedResourceQuota", "WorkloadRebalancer", "Remedy"';
+
+describe('validate', () => {
+  it('allows DELETE and CONNECT without judging the object', () => {
+    for (const operation of ['DELETE', 'CONNECT'] as const) {
+      expect(validate('not an object', { operation })).toEqual({ allowed: true, causes: [], warnings: [] });
+      expect(validate(changed(cluster, (o) => (o.spec.syncMode = 'Both')), { operation })).toEqual({ allowed: true, causes: [], warnings: [] });
+    }
+  });
+
+  it('refuses a value that is no object at the root, an absent one as null', () => {
+    expect(validate(undefined).causes).toStrictEqual([
+      { type: 'FieldValueInvalid', field: '', badValue: null, message: 'Invalid value: null: must be a Kubernetes object (a JSON object with apiVersion, kind and metadata)' },
+    ]);
+    expect(validate([1]).causes.map((c) => [c.type, c.field, c.badValue])).toEqual([['FieldValueInvalid', '', [1]]]);
+  });
+
+  it('names an unserved kind, or an empty one when it is missing, and lists the served kinds', () => {
+    expect(validate({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' } }).causes).toStrictEqual([
+      { type: 'FieldValueNotSupported', field: 'kind', badValue: 'Pod', message: `Unsupported value: "Pod": supported values: ${kindList}` },
+    ]);
+    expect(validate({ apiVersion: 'v1', metadata: { name: 'p' } }).causes).toStrictEqual([
+      { type: 'FieldValueNotSupported', field: 'kind', badValue: '', message: `Unsupported value: "": supported values: ${kindList}` },
+    ]);
+  });
+
+  it('names the one apiVersion the kind is served at', () => {
+    const { causes } = validate(changed(cluster, (o) => (o.apiVersion = 'cluster.karmada.io/v1')));
+    expect(causes.map((c) => c.message)).toEqual(['Unsupported value: "cluster.karmada.io/v1": supported values: "cluster.karmada.io/v1alpha1"']);
+  });
+});
+
+describe('a status write', () => {
+  const status = { operation: 'UPDATE', subResource: 'status', oldObject: cluster } as const;
+
+  it('is judged on metadata, apiVersion and status, not on spec', () => {
+    expectCauses(changed(cluster, (o) => (o.metadata.labels = { site: 5 })), [Invalid('metadata.labels[site]')], status);
+    expectCauses(changed(cluster, (o) => delete o.apiVersion), [Required('apiVersion')], status);
+    expectCauses(changed(cluster, (o) => (o.spec.syncMode = 'Both')), [], status);
+  });
+
+  it('warns about a status value kept as stored, and says nothing about the spec', () => {
+    const stored = changed(cluster, (o) => {
+      o.spec.syncMode = 'Both';
+      o.status.nodeSummary.totalNum = 'three';
+    });
+    const write = changed(stored, (o) => (o.status.kubernetesVersion = 'v1.32.0'));
+    const result = validate(write, { ...status, oldObject: stored });
+    expect(result.causes).toEqual([]);
+    expect(result.warnings).toEqual([
+      'status.nodeSummary.totalNum: Invalid value: "three": must be of type integer (as stored: this update does not change it, so it is not refused)',
+    ]);
+  });
+});
