@@ -51,14 +51,18 @@ export function defaultsPatch(object: unknown, options: DefaultOptions = {}): Pa
   return patch;
 }
 
-/** Whether the field at `path` is present (so the patch replaces it rather than adding it). */
+/**
+ * Whether the field at `path` is present (so the patch replaces it rather than adding it). A
+ * field holding `undefined` (possible in an object built in code, never in JSON) is absent: the
+ * rules default it, and a JSON Patch cannot replace what JSON cannot hold.
+ */
 function has(root: unknown, path: readonly (string | number)[]): boolean {
   let node = root;
   for (const segment of path) {
     if (typeof node !== 'object' || node === null || !Object.hasOwn(node, segment)) return false;
     node = (node as Record<string | number, unknown>)[segment];
   }
-  return true;
+  return node !== undefined;
 }
 
 /** An RFC 6901 pointer. */

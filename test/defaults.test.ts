@@ -32,4 +32,18 @@ describe('applyDefaults', () => {
     ]);
     expect(applyDefaults(object, { now }).patch).toEqual(patch);
   });
+
+  it('defaults a field that holds undefined, as an object built in code may', () => {
+    const object = changed(cluster, (o) => {
+      o.spec.resourceModels = undefined;
+      o.spec.taints[1].timeAdded = undefined;
+    });
+    const { object: defaulted, patch } = applyDefaults(object, { now });
+    expect(patch.map((op) => [op.op, op.path])).toEqual([
+      ['add', '/spec/resourceModels'],
+      ['add', '/spec/taints/1/timeAdded'],
+    ]);
+    expect((defaulted as any).spec.resourceModels).toHaveLength(9);
+    expect((defaulted as any).spec.taints[1].timeAdded).toBe('2026-11-22T12:00:00Z');
+  });
 });
