@@ -59,6 +59,10 @@ describe('cronScheduleError', () => {
     ['@every with a plus', '@every +1h'],
     ['@every 1. hours', '@every 1.h'],
     ['@every the longest duration', '@every 2562047h47m16.854775807s'],
+    ['@every the shortest duration', '@every -9223372036854775808ns'],
+    ['@every the shortest duration, in parts', '@every -2562047h47m16.854775808s'],
+    ['@every the shortest duration, with a fraction', '@every -9223372036854775.808us'],
+    ['@every a fraction longer than int64 (extra digits dropped)', `@every 0.${'1'.repeat(400)}s`],
   ];
   it.each(valid)('accepts %s: %j', (_name, schedule) => expect(cronScheduleError(schedule)).toBeUndefined());
 
@@ -115,6 +119,8 @@ describe('cronScheduleError', () => {
     ['@every with an exponent', '@every 1e3s'],
     ['@every with a point and no digits', '@every .h'],
     ['@every past int64 nanoseconds', '@every 2562047h47m16.854775808s'],
+    ['@every past int64 by a fraction of an hour', '@every 2562047.9h'],
+    ['@every negative past int64, in parts', '@every -2562047h2562047h'],
     ['@every with a unit named like an Object property', '@every 5constructor'],
   ];
   it.each(invalid)('rejects %s: %j', (_name, schedule) => expect(cronScheduleError(schedule)).toEqual(expect.any(String)));
@@ -130,12 +136,16 @@ describe('cronScheduleError', () => {
     expect(cronScheduleError('@every 2562048h')).toBe('"2562048h" is not a duration (e.g. 90s, 5m, 1h30m)');
     expect(cronScheduleError('1-2-3 * * * *')).toBe('minute field "1-2-3": "1-2-3" has more than one hyphen');
     expect(cronScheduleError('5- * * * *')).toBe('minute field "5-": a range needs a value on both sides of "-"');
-    expect(cronScheduleError('@5minutes')).toContain('unrecognized descriptor "@5minutes"');
+    expect(cronScheduleError('@5minutes')).toBe('unrecognized descriptor "@5minutes"; supported: @yearly, @annually, @monthly, @weekly, @daily, @midnight, @hourly, @every <duration>');
+    expect(cronScheduleError('   ')).toBe('empty schedule');
+    expect(cronScheduleError('0 0 1 mon *')).toBe('month field "mon": "mon" is not supported (only numbers, *, ?, ranges, steps, lists and names)');
+    expect(cronScheduleError('0 9 * * * CRON_TZ=UTC')).toBe('expected exactly 5 fields (minute hour day-of-month month day-of-week), found 6');
   });
 
   it('knows which @every schedules the controller raises to one second', () => {
     for (const schedule of ['@every 0s', '@every -5m', '@every 999ms', ' @every 0.5s ']) expect(runsEverySecond(schedule)).toBe(true);
     for (const schedule of ['@every 1s', '@every 1h', '@daily', '* * * * *', '@every soon']) expect(runsEverySecond(schedule)).toBe(false);
+    for (const schedule of ['@every +1h', '@every 0.5m', 'x @every 0s']) expect(runsEverySecond(schedule)).toBe(false);
   });
 
   it('answers the same for a repeated schedule (cached)', () => {
