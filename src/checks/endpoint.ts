@@ -33,6 +33,8 @@ export function splitHostPort(hostPort: string): HostPort {
 export const hostPortError = memoizeVerdict((hostPort: string): string | undefined => {
   const { host, bracketed, port } = splitHostPort(hostPort);
   if (bracketed ? isIP(host) !== 6 : !isHostName(host) && isIP(host) !== 4) return `host "${host}" is neither a DNS name nor an IP address`;
+  // splitHostPort finds no port in `[::1]junk`; only a colon may follow the bracket.
+  if (bracketed && port === undefined && !hostPort.endsWith(']')) return `only ":<port>" may follow the bracketed address "[${host}]"`;
   if (port !== undefined && port !== '' && !(/^\d+$/.test(port) && Number(port) >= 1 && Number(port) <= 65535)) {
     return `port ${port} must be between 1 and 65535, inclusive`;
   }

@@ -27,6 +27,8 @@ describe('hostPortError', () => {
     ['IPv6 without its opening bracket', 'x::1]:443'],
     ['IPv6 without its closing bracket', '[fe80::1:443'],
     ['no host', ':443'],
+    ['text after the bracketed address', '[::1]junk'],
+    ['a port after the bracketed address without its colon', '[::1]443'],
   ];
   it.each(invalid)('rejects %s: %j', (_name, hostPort) => expect(hostPortError(hostPort)).toEqual(expect.any(String)));
 
@@ -35,6 +37,7 @@ describe('hostPortError', () => {
     expect(hostPortError('[::1]:65536')).toBe('port 65536 must be between 1 and 65535, inclusive');
     expect(hostPortError(':443')).toBe('host "" is neither a DNS name nor an IP address');
     expect(hostPortError('x::1]:443')).toBe('host "x::1]" is neither a DNS name nor an IP address');
+    expect(hostPortError('[::1]junk')).toBe('only ":<port>" may follow the bracketed address "[::1]"');
   });
 });
 
