@@ -196,11 +196,12 @@ function checkResourceModels(ctx: RuleContext, models: unknown, path: string): v
     }
   }
   // A repeated grade is reported as a duplicate; which of its models meets its neighbours is unknown.
-  const repeated = new Set(parsed.filter((p, k) => k > 0 && parsed[k - 1]!.grade === p.grade).map((p) => p.grade));
+  // The models are sorted, so a grade's repeats are its neighbours in the list.
+  const repeated = (k: number) => parsed[k - 1]?.grade === parsed[k]!.grade || parsed[k + 1]?.grade === parsed[k]!.grade;
   for (let k = 1; allGraded && k < parsed.length; k++) {
     const prev = parsed[k - 1]!;
     const cur = parsed[k]!;
-    if (repeated.has(prev.grade) || repeated.has(cur.grade)) continue;
+    if (repeated(k - 1) || repeated(k)) continue;
     for (const range of cur.ranges) {
       const before = rangeNamed(prev.ranges, range.name);
       if (!before?.max || !range.min) continue;
