@@ -6,10 +6,10 @@
  * does hits both sides of a ratio alike. Rates count this process's CPU time, not
  * wall time, for the same reason. `npm run bench` pins the run to one core.
  *
- * Each run is a fresh process, and there are several: on these machines one process
- * of the same build runs at one of two speeds for its whole life (about 1.7x apart,
- * the schema pass alone moving with validate(); not the JIT, not address-space layout),
- * so a single process says little. The table shows every run, then their medians.
+ * Each run is a fresh process, and there are several: these machines switch between two
+ * speeds about 1.7x apart every few seconds to minutes, within a process as well (the
+ * schema pass alone moves with validate(); not the JIT, not address-space layout), so a
+ * single run says little. The table shows every run, then their medians.
  */
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
