@@ -9,9 +9,9 @@ export default defineConfig({
   test: {
     include: [
       'test/rules/**/*.test.ts',
-      'test/checks/{metadata,names,quantity,cron,timezone,schema,date-time}.test.ts',
+      'test/checks/{metadata,names,quantity,cron,timezone,schema,date-time,endpoint,go-url}.test.ts',
       'test/admission/review.test.ts',
-      'test/{field,causes-order,registry}.test.ts',
+      'test/{field,causes-order,registry,validate,defaults}.test.ts',
     ],
     setupFiles: ['test/mutation/no-memo.ts'],
     pool: 'threads',
