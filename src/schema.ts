@@ -17,12 +17,15 @@ interface Precompiled {
   schemaHashes: Record<string, string>;
 }
 
+/** How the precompiled module is read: `require` in production, a stand-in in tests. */
+export type ModuleReader = (request: string) => unknown;
+
 /** The build's precompiled validators, or null when running from source (or the build did not make them). */
-function loadPrecompiled(): Precompiled | null {
+function loadPrecompiled(read: ModuleReader): Precompiled | null {
   const request = `./${GENERATED_VALIDATORS}`;
   let factory: ((formats: typeof ajvFormats) => Record<string, ValidateFunction>) & { schemaHashes: Record<string, string> };
   try {
-    factory = createRequire(import.meta.url)(request);
+    factory = read(request) as typeof factory;
   } catch (err) {
     // Only the module itself missing means "not built"; anything it fails to load is an error.
     const e = err as NodeJS.ErrnoException;
@@ -32,11 +35,7 @@ function loadPrecompiled(): Precompiled | null {
   return { validators: factory(ajvFormats), schemaHashes: factory.schemaHashes };
 }
 
-let precompiled: Precompiled | null | undefined;
-/** A precompiled module that exists but cannot load is an error on every use, not re-read each time. */
-let loadFailure: unknown;
 const compiled = new WeakMap<object, ValidateFunction>();
-const byKind = new WeakMap<object, ValidateFunction>();
 
 /** Compiles a schema once; later calls with the same schema object reuse the validator. */
 export function compile(schema: object, owner?: string): ValidateFunction {
@@ -49,28 +48,40 @@ export function compile(schema: object, owner?: string): ValidateFunction {
 }
 
 /**
+ * A kindValidator over the precompiled module `read` gives (read at the first use, once): the
+ * process has one, below; tests make their own.
+ */
+export function kindValidatorReading(read: ModuleReader): (rules: { kind: string; schema: object }) => ValidateFunction {
+  let precompiled: Precompiled | null | undefined;
+  /** A precompiled module that exists but cannot load is an error on every use, not re-read each time. */
+  let loadFailure: unknown;
+  const byKind = new WeakMap<object, ValidateFunction>();
+  return (rules) => {
+    let fn = byKind.get(rules);
+    if (!fn) {
+      if (loadFailure !== undefined) throw loadFailure;
+      if (precompiled === undefined) {
+        try {
+          precompiled = loadPrecompiled(read);
+        } catch (err) {
+          loadFailure = err;
+          throw err;
+        }
+      }
+      const candidate = precompiled?.validators[rules.kind];
+      fn = candidate && precompiled!.schemaHashes[rules.kind] === schemaHash(rules.schema) ? candidate : compile(rules.schema, rules.kind);
+      byKind.set(rules, fn);
+    }
+    return fn;
+  };
+}
+
+/**
  * The validator of a served kind: the precompiled one when the build made it from this very
  * schema (a build that stopped half way, or a watch that rebuilt only the rules, leaves a
  * stale one), otherwise one compiled here. Decided once per kind.
  */
-export function kindValidator(rules: { kind: string; schema: object }): ValidateFunction {
-  let fn = byKind.get(rules);
-  if (!fn) {
-    if (loadFailure !== undefined) throw loadFailure;
-    if (precompiled === undefined) {
-      try {
-        precompiled = loadPrecompiled();
-      } catch (err) {
-        loadFailure = err;
-        throw err;
-      }
-    }
-    const candidate = precompiled?.validators[rules.kind];
-    fn = candidate && precompiled!.schemaHashes[rules.kind] === schemaHash(rules.schema) ? candidate : compile(rules.schema, rules.kind);
-    byKind.set(rules, fn);
-  }
-  return fn;
-}
+export const kindValidator = kindValidatorReading(createRequire(import.meta.url));
 
 export interface SchemaResult {
   readonly causes: readonly Cause[];

@@ -1,7 +1,7 @@
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Type } from '@sinclair/typebox';
 import { Arr, Enum, Int32, Obj, Opt, Quantity, QuantityMap, ReqStr, Str } from '../../rules/_shared/schema.js';
-import { checkSchema, pointerToPath, unknownFieldCause } from '../../src/schema.js';
+import { checkSchema, kindValidatorReading, pointerToPath, unknownFieldCause } from '../../src/schema.js';
 import { GENERATED_VALIDATORS, schemaHash } from '../../src/schema-compiler.js';
 import { formatCause } from '../../src/field.js';
 import { Invalid, NotSupported, Required, TooLong, type Want } from '../helpers.js';
@@ -180,58 +180,48 @@ describe('the validators a build precompiled', () => {
   const rules = { kind: 'Widget', schema: Obj({ name: ReqStr() }) };
   const request = `./${GENERATED_VALIDATORS}`;
 
-  /** A fresh src/schema.ts whose require of the precompiled module gets `load`'s answer. */
-  async function schemaModuleWith(load: () => unknown) {
+  /** A kindValidator whose read of the precompiled module gets `load`'s answer (other requests fail the test). */
+  function kindValidatorWith(load: () => unknown) {
     let reads = 0;
-    vi.resetModules();
-    vi.doMock('node:module', async (importOriginal) => {
-      const actual = await importOriginal<typeof import('node:module')>();
-      const createRequire = (url: string | URL) => {
-        const real = actual.createRequire(url);
-        return Object.assign((id: string) => (id === request ? (reads++, load()) : real(id)), real);
-      };
-      return { ...actual, createRequire, default: { ...actual, createRequire } };
+    const kindValidator = kindValidatorReading((id) => {
+      expect(id).toBe(request);
+      reads++;
+      return load();
     });
-    try {
-      const module = await import('../../src/schema.js');
-      return { ...module, reads: () => reads };
-    } finally {
-      vi.doUnmock('node:module');
-      vi.resetModules();
-    }
+    return { kindValidator, reads: () => reads };
   }
   const built = (hash: string) => {
     const precompiled = Object.assign(() => true, { errors: null });
     return { precompiled, factory: Object.assign(() => ({ Widget: precompiled }), { schemaHashes: { Widget: hash } }) };
   };
 
-  it('are used when made from the very schema', async () => {
+  it('are used when made from the very schema', () => {
     const { precompiled, factory } = built(schemaHash(rules.schema));
-    const { kindValidator } = await schemaModuleWith(() => factory);
+    const { kindValidator } = kindValidatorWith(() => factory);
     expect(kindValidator(rules)).toBe(precompiled);
   });
 
-  it('are not used when stale: the schema is compiled here', async () => {
+  it('are not used when stale: the schema is compiled here', () => {
     const { precompiled, factory } = built('stale');
-    const { kindValidator, checkSchema: check } = await schemaModuleWith(() => factory);
+    const { kindValidator } = kindValidatorWith(() => factory);
     const fn = kindValidator(rules);
     expect(fn).not.toBe(precompiled);
-    expect(check(rules.schema, {}, fn).causes.map((c) => [c.type, c.field])).toEqual([['FieldValueRequired', 'name']]);
+    expect(checkSchema(rules.schema, {}, fn).causes.map((c) => [c.type, c.field])).toEqual([['FieldValueRequired', 'name']]);
   });
 
-  it('are not needed when the build did not make them', async () => {
+  it('are not needed when the build did not make them', () => {
     const missing = Object.assign(new Error(`Cannot find module '${request}'\nRequire stack:\n- src/schema.ts`), { code: 'MODULE_NOT_FOUND' });
-    const { kindValidator, checkSchema: check } = await schemaModuleWith(() => {
+    const { kindValidator } = kindValidatorWith(() => {
       throw missing;
     });
-    expect(check(rules.schema, {}, kindValidator(rules)).causes.map((c) => c.field)).toEqual(['name']);
+    expect(checkSchema(rules.schema, {}, kindValidator(rules)).causes.map((c) => c.field)).toEqual(['name']);
   });
 
   it.each([
     ['fails to load', new SyntaxError(`${request}: Unexpected token\n  at line 1`), `${request}: Unexpected token`],
     ['needs a module that is missing', Object.assign(new Error(`Cannot find module 'ajv/dist/runtime/equal'\nRequire stack:\n- ${request}`), { code: 'MODULE_NOT_FOUND' }), `Cannot find module 'ajv/dist/runtime/equal'`],
-  ])('are an error, on every use and read once, when the module %s', async (_name, failure, firstLine) => {
-    const { kindValidator, reads } = await schemaModuleWith(() => {
+  ])('are an error, on every use and read once, when the module %s', (_name, failure, firstLine) => {
+    const { kindValidator, reads } = kindValidatorWith(() => {
       throw failure;
     });
     for (const kind of ['Widget', 'Gadget']) {
