@@ -142,6 +142,11 @@ describe('Cluster', () => {
       edit: (o) => o.spec.resourceModels.push({ grade: 2, ranges: [{ name: 'cpu', min: '8', max: '16' }, { name: 'memory', min: '32Gi', max: '64Gi' }] }),
       want: [Duplicate('spec.resourceModels[3].grade')],
     },
+    {
+      name: 'duplicate grade listed first is not blamed for a gap either',
+      edit: (o) => o.spec.resourceModels.splice(2, 0, { grade: 2, ranges: [{ name: 'cpu', min: '8', max: '16' }, { name: 'memory', min: '32Gi', max: '64Gi' }] }),
+      want: [Duplicate('spec.resourceModels[3].grade')],
+    },
     { name: 'duplicate of a lower grade: its neighbour is not blamed for a gap', edit: (o) => (o.spec.resourceModels[2].grade = 0), want: [Duplicate('spec.resourceModels[2].grade')] },
     { name: 'grade missing its first resource is not also blamed for order', edit: (o) => o.spec.resourceModels[1].ranges.shift(), want: [Invalid('spec.resourceModels[1].ranges')] },
     {
