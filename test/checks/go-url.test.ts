@@ -12,6 +12,8 @@ describe('parseGoURL', () => {
     ['a query alone, with a colon', '?a:b', { scheme: '', host: '', rawQuery: 'a:b' }],
     ['an escaped byte past ASCII in the host', 'https://a%80b.com', { scheme: 'https' }],
     ['U+0080 in the host', 'https://a\u0080b.com', { scheme: 'https', host: 'a\u0080b.com' }],
+    ['an IPv6 zone and a port', 'https://[fe80::1%25eth0]:8443/x', { host: '[fe80::1%eth0]:8443', path: '/x' }],
+    ['an escaped space in an IPv6 zone', 'https://[fe80::1%25en%2030]/', { host: '[fe80::1%en 30]', path: '/' }],
   ];
   it.each(parses)('parses %s: %j', (_name, raw, want) => expect(parseGoURL(raw)).toEqual({ url: expect.objectContaining(want) }));
 
