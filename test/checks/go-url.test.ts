@@ -19,6 +19,7 @@ describe('parseGoURL', () => {
 
   // No rule reads these two yet; they are held to Go so that the port stays a port.
   const parts: [string, Pick<GoURL, 'scheme' | 'opaque' | 'host' | 'path'>][] = [
+    ['', { scheme: '', opaque: '', host: '', path: '' }],
     ['///x', { scheme: '', opaque: '', host: '', path: '///x' }],
     ['https:///x', { scheme: 'https', opaque: '', host: '', path: '/x' }],
     ['*', { scheme: '', opaque: '', host: '', path: '*' }],
