@@ -40,10 +40,13 @@ export type Work = Static<typeof schema>;
 
 const MANIFESTS = 'spec.workload.manifests';
 
+/** Missing, null or empty: not given, as Go decodes a manifest's string fields. */
+const unset = (value: unknown): boolean => value === undefined || value === null || value === '';
+
 /** A string field every manifest needs: missing or empty is Required, another type Invalid. */
 function requireString(ctx: RuleContext, value: unknown, path: string, detail: string): boolean {
   if (isString(value) && value !== '') return true;
-  if (value === undefined || value === null || value === '') add(ctx, required(path, detail));
+  if (unset(value)) add(ctx, required(path, detail));
   else add(ctx, invalid(path, value, 'must be a string'));
   return false;
 }
@@ -75,8 +78,7 @@ function incompleteManifestKey(ctx: RuleContext, manifest: Record<string, unknow
   }
   const metadata = record(manifest.metadata);
   const generated = isString(metadata.generateName) && metadata.generateName !== '';
-  // null is unset too, as requireString reads it below.
-  if (generated && (metadata.name === undefined || metadata.name === null || metadata.name === '')) return undefined;
+  if (generated && unset(metadata.name)) return undefined;
   const hasName = requireString(ctx, metadata.name, child(metadataPath, 'name'), 'name or generateName is required');
   if (!hasKind || !hasApiVersion || !hasName) return undefined;
   return tupleKey(groupOf(manifest.apiVersion as string), manifest.kind as string, isString(metadata.namespace) ? metadata.namespace : '', metadata.name as string);
