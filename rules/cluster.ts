@@ -197,11 +197,11 @@ function checkResourceModels(ctx: RuleContext, models: unknown, path: string): v
   }
   // A repeated grade is reported as a duplicate; which of its models meets its neighbours is unknown.
   // The models are sorted, so a grade's repeats are its neighbours in the list.
-  const repeated = (k: number) => parsed[k - 1]?.grade === parsed[k]!.grade || parsed[k + 1]?.grade === parsed[k]!.grade;
+  const sameGrade = (a: number, b: number) => parsed[a]?.grade === parsed[b]?.grade;
   for (let k = 1; allGraded && k < parsed.length; k++) {
     const prev = parsed[k - 1]!;
     const cur = parsed[k]!;
-    if (repeated(k - 1) || repeated(k)) continue;
+    if (sameGrade(k - 2, k - 1) || sameGrade(k - 1, k) || sameGrade(k, k + 1)) continue;
     for (const range of cur.ranges) {
       const before = rangeNamed(prev.ranges, range.name);
       if (!before?.max || !range.min) continue;
