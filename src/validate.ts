@@ -68,6 +68,7 @@ export function validate(object: unknown, options: ValidateOptions = NO_OPTIONS)
 
   const statusOnly = ctx.subResource === 'status';
   const stored = storedObject(ctx);
+  if (operation === 'UPDATE' && !stored) ctx.warnings.push(UPDATE_NOT_CHECKED);
   const schema = checkSchema(rules.schema, object, kindValidator(rules), stored);
   const schemaCauses = statusOnly ? schema.causes.filter((c) => inStatusWrite(c.field)) : schema.causes;
   for (const cause of schemaCauses) ctx.causes.push(cause);
@@ -98,6 +99,8 @@ export function validate(object: unknown, options: ValidateOptions = NO_OPTIONS)
 }
 
 const NO_OPTIONS: ValidateOptions = Object.freeze({});
+
+const UPDATE_NOT_CHECKED = 'update rules (immutable fields) not checked: no oldObject (the stored object) was given';
 
 /** Fields a status write may change: status and metadata (a field named `metadataFoo` is neither). */
 const inStatusWrite = (field: string): boolean => {

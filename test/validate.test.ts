@@ -34,7 +34,19 @@ describe('validate', () => {
     const { causes } = validate(changed(cluster, (o) => (o.apiVersion = 'cluster.karmada.io/v1')));
     expect(causes.map((c) => c.message)).toEqual(['Unsupported value: "cluster.karmada.io/v1": supported values: "cluster.karmada.io/v1alpha1"']);
   });
+
+  it('says so when an UPDATE comes without the stored object, whose rules it then cannot apply', () => {
+    const renamed = changed(cluster, (o) => (o.metadata.name = 'renamed'));
+    for (const oldObject of [undefined, null, 'cluster']) {
+      expect(validate(renamed, { operation: 'UPDATE', oldObject })).toEqual({ allowed: true, causes: [], warnings: [UPDATE_NOT_CHECKED] });
+    }
+    expect(validate(renamed, { operation: 'UPDATE', oldObject: cluster }).causes.map((c) => c.field)).toEqual(['metadata.name']);
+    expect(validate(cluster, { operation: 'UPDATE', oldObject: cluster }).warnings).toEqual([]);
+    expect(validate(cluster).warnings).toEqual([]);
+  });
 });
+
+const UPDATE_NOT_CHECKED = 'update rules (immutable fields) not checked: no oldObject (the stored object) was given';
 
 describe('a status write', () => {
   const status = { operation: 'UPDATE', subResource: 'status', oldObject: cluster } as const;
