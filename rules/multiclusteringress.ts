@@ -2,7 +2,7 @@
  * MultiClusterIngress (networking.<domain>/v1alpha1, namespaced): an Ingress spread over
  * clusters. The spec rules are Kubernetes' Ingress validation as Karmada lifts it.
  */
-import { Arr, Enum, Int32, Obj, Opt, PortStatus, ReqStr, Str, StrList, envelope, type Static } from './_shared/schema.js';
+import { Arr, Enum, INT32_MAX, INT32_MIN, Int32, Obj, Opt, PortStatus, ReqStr, Str, StrList, envelope, type Static } from './_shared/schema.js';
 import { add, checkUnique, child, index, isRecord, isString, key, list, record } from './_shared/checks.js';
 import { duplicate, invalid, required } from '../src/field.js';
 import { dns1123Subdomain, dnsHostname, wildcardDns1123Subdomain } from '../src/checks/names.js';
@@ -17,11 +17,12 @@ const TypedLocalObjectReference = Obj({
   name: ReqStr({ format: 'path-segment-name' }),
 });
 
-// Name and number exclude each other and one is required: checked in checkServicePort. As in
-// Kubernetes, an empty name and a number 0 count as not set (the format accepts '').
+// Name and number exclude each other and one is required, and a number is 1-65535: checked in
+// checkServicePort. As in Kubernetes, an empty name and a number 0 count as not set (the format
+// accepts ''), so the schema cannot state the number's range without blaming a 0 it allows.
 const ServiceBackendPort = Obj({
   name: Opt(Str({ format: 'port-name' })),
-  number: Opt(Int32({ minimum: 0, maximum: 65535 })),
+  number: Opt(Int32()),
 });
 
 const IngressBackend = Obj({
@@ -144,7 +145,14 @@ function checkServicePort(ctx: RuleContext, port: unknown, path: string): void {
   const hasNumber = p.number !== undefined && p.number !== 0;
   if (hasName && hasNumber) add(ctx, invalid(path, p, 'cannot set both port name & port number'));
   else if (!hasName && !hasNumber) add(ctx, required(path, 'port name or number is required'));
+  // A fraction, or a number outside int32, is the schema's to report.
+  const n = p.number as number;
+  if (hasNumber && Number.isInteger(n) && n >= INT32_MIN && n <= INT32_MAX && (n < 1 || n > MAX_PORT)) {
+    add(ctx, invalid(child(path, 'number'), n, `must be between 1 and ${MAX_PORT}, inclusive`));
+  }
 }
+
+const MAX_PORT = 65535;
 
 function checkTLS(ctx: RuleContext, tls: unknown, path: string): void {
   const t = record(tls);

@@ -78,6 +78,7 @@ describe('MultiClusterIngress', () => {
     { name: 'port number negative', edit: (o) => (o.spec.defaultBackend.service.port.number = -1), want: [Invalid('spec.defaultBackend.service.port.number')] },
     { name: 'port name not a string is blamed once', edit: (o) => (o.spec.defaultBackend.service.port = { name: 80 }), want: [Invalid('spec.defaultBackend.service.port.name')] },
     { name: 'port number 65536', edit: (o) => (o.spec.defaultBackend.service.port.number = 65536), want: [Invalid('spec.defaultBackend.service.port.number')] },
+    { name: 'port number past int32, blamed once', edit: (o) => (o.spec.defaultBackend.service.port.number = 2147483648), want: [Invalid('spec.defaultBackend.service.port.number')] },
     { name: 'port number 65535', edit: (o) => (o.spec.defaultBackend.service.port.number = 65535), want: [] },
     { name: 'port number 1', edit: (o) => (o.spec.defaultBackend.service.port.number = 1), want: [] },
     { name: 'port number not a number, with a name, is blamed once', edit: (o) => (o.spec.rules[0].http.paths[0].backend.service.port.number = '80'), want: [Invalid(`${P0}.backend.service.port.number`)] },
@@ -207,6 +208,9 @@ describe('MultiClusterIngress', () => {
     expect(message((o) => (o.spec.rules[1].http.paths[0].path = 'static'))).toEqual(['Invalid value: "static": must be an absolute path']);
     expect(message((o) => (o.spec.defaultBackend = {}))).toEqual(['Required value: resource or service backend is required']);
     expect(message((o) => (o.spec.defaultBackend.service.port = {}))).toEqual(['Required value: port name or number is required']);
+    // 0 is no port (the Required above), so the range a number may take starts at 1.
+    expect(message((o) => (o.spec.defaultBackend.service.port.number = 65536))).toEqual(['Invalid value: 65536: must be between 1 and 65535, inclusive']);
+    expect(message((o) => (o.spec.defaultBackend.service.port.number = -1))).toEqual(['Invalid value: -1: must be between 1 and 65535, inclusive']);
   });
 
   it('warns about the deprecated ingress-class annotation', () => {
