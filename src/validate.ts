@@ -83,19 +83,20 @@ export function validate(object: unknown, options: ValidateOptions = NO_OPTIONS)
 
   checkMetadata(rules, object.metadata, ctx);
   runRules(rules, object, stored, ctx, schemaCauses.length === 0);
+  const done = (): ValidationResult => finish(stored ? keepCausesInSectionsAsStored(ctx, object, stored) : ctx);
 
-  if (statusOnly || !rules.validateWithLookups) return finish(ctx);
-  if (rules.lookupsApply && !rules.lookupsApply(object)) return finish(ctx);
+  if (statusOnly || !rules.validateWithLookups) return done();
+  if (rules.lookupsApply && !rules.lookupsApply(object)) return done();
   if (!options.lookups) {
     ctx.warnings.push(`${rules.lookupsNeeded ?? 'context rules'} not checked: no lookups were supplied`);
-    return finish(ctx);
+    return done();
   }
   if (rules.lookupFunction && !options.lookups[rules.lookupFunction]) {
     ctx.warnings.push(`${rules.lookupsNeeded ?? 'context rules'} not checked: the lookups have no ${rules.lookupFunction}`);
-    return finish(ctx);
+    return done();
   }
   const pending = rules.validateWithLookups(object, options.lookups, ctx);
-  return pending instanceof Promise ? pending.then(() => finish(ctx)) : finish(ctx);
+  return pending instanceof Promise ? pending.then(done) : done();
 }
 
 const NO_OPTIONS: ValidateOptions = Object.freeze({});
@@ -147,14 +148,44 @@ function runRules(rules: KindRules, object: Record<string, unknown>, old: Record
   }
 }
 
-/** Causes are listed in the object's order: identity, metadata, spec, then status (stable within each). */
-const SECTION_RANK = new Map(['', 'apiVersion', 'kind', 'metadata', 'spec'].map((section, rank) => [section, rank]));
-const sectionRank = (field: string): number => {
+/** The top-level field a cause is in: `spec` for `spec.rules[1].name`, `webhooks` for `webhooks[0].name`. */
+const sectionOf = (field: string): string => {
   const dot = field.indexOf('.');
   const bracket = field.indexOf('[');
-  const end = Math.min(dot < 0 ? field.length : dot, bracket < 0 ? field.length : bracket);
-  return SECTION_RANK.get(field.slice(0, end)) ?? SECTION_RANK.size;
+  return field.slice(0, Math.min(dot < 0 ? field.length : dot, bracket < 0 ? field.length : bracket));
 };
+
+/** Causes are listed in the object's order: identity, metadata, spec, then status (stable within each). */
+const SECTION_RANK = new Map(['', 'apiVersion', 'kind', 'metadata', 'spec'].map((section, rank) => [section, rank]));
+const sectionRank = (field: string): number => SECTION_RANK.get(sectionOf(field)) ?? SECTION_RANK.size;
+
+/** Sections every write is judged on whatever it leaves as stored (status has its own rule: see runRules). */
+const ALWAYS_JUDGED = new Set(['', 'apiVersion', 'kind', 'metadata', 'status']);
+
+/**
+ * An UPDATE that leaves a section (spec, or an interpreter webhook configuration's webhooks)
+ * exactly as stored is not refused for what that section holds: each such cause becomes a
+ * warning. A controller removing its finalizer, or adding a label, must not be stopped by a rule
+ * the stored object predates (Karmada stored it under rules looser than fleetgate's). Judged per
+ * section, not per value: a rule that relates values (a duplicate, a sum) may blame one the write
+ * left alone for a change elsewhere in the section.
+ */
+function keepCausesInSectionsAsStored(ctx: RuleContext, object: Record<string, unknown>, stored: Record<string, unknown>): RuleContext {
+  if (ctx.causes.length === 0) return ctx;
+  const unchanged = new Map<string, boolean>();
+  const isUnchanged = (section: string): boolean => {
+    let same = unchanged.get(section);
+    if (same === undefined) unchanged.set(section, (same = Object.hasOwn(stored, section) && isDeepStrictEqual(object[section], stored[section])));
+    return same;
+  };
+  const judged: Cause[] = [];
+  for (const cause of ctx.causes) {
+    const section = sectionOf(cause.field);
+    if (ALWAYS_JUDGED.has(section) || !isUnchanged(section)) judged.push(cause);
+    else ctx.warnings.push(keptWarning(cause));
+  }
+  return judged.length === ctx.causes.length ? ctx : { ...ctx, causes: judged };
+}
 
 function finish(ctx: RuleContext): ValidationResult {
   const warnings = ctx.warnings.length > 1 ? [...new Set(ctx.warnings)] : ctx.warnings;

@@ -159,7 +159,9 @@ describe('MultiClusterService', () => {
       const reordered = changed(mcs, (o) => (o.spec.types = ['LoadBalancer', 'CrossCluster']));
       const result = expectCauses(reordered, [Invalid('spec.types'), Invalid('spec.types')], { operation: 'UPDATE', oldObject: old });
       expect(result.causes.map((c) => c.message)).toContainEqual(expect.stringContaining('types are immutable'));
-      expectCauses(old, [Invalid('spec.types')], { operation: 'UPDATE', oldObject: old });
+      // Left exactly as stored, as when a controller only relabels it: kept, with a warning.
+      const relabelled = expectCauses(changed(old, (o) => (o.metadata.labels = { team: 'mesh' })), [], { operation: 'UPDATE', oldObject: old });
+      expect(relabelled.warnings).toEqual([expect.stringMatching(/^spec\.types: .*\(as stored: this update does not change it, so it is not refused\)$/)]);
     });
 
     it('allows other spec changes when types stay the same', () => {

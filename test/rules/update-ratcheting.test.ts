@@ -1,7 +1,8 @@
 /**
  * UPDATE judges what the write changes. A value that breaks the schema but is exactly as stored
- * is a warning, not a denial (Kubernetes ratchets CRD validation the same way), and a status the
- * write leaves as stored is not judged: the API server restores it on every main-resource write,
+ * is a warning, not a denial (Kubernetes ratchets CRD validation the same way); so is every cause
+ * in a section (spec, webhooks) the write leaves as stored; and a status the write leaves as
+ * stored is not judged: the API server restores it on every main-resource write,
  * and Karmada's controllers must be able to update objects stored before fleetgate, or before a
  * rule changed.
  */
@@ -10,7 +11,10 @@ import { validate } from '../../src/validate.js';
 import { cluster } from '../fixtures/cluster.js';
 import { binding } from '../fixtures/clusterresourcebinding.js';
 import { work } from '../fixtures/work.js';
-import { changed, Duplicate, expectCauses, Invalid, NotSupported, Required } from '../helpers.js';
+import { frq } from '../fixtures/federatedresourcequota.js';
+import { config } from '../fixtures/resourceinterpreterwebhookconfiguration.js';
+import { ric } from '../fixtures/resourceinterpretercustomization.js';
+import { changed, Duplicate, expectCauses, Forbidden, Invalid, NotSupported, Required } from '../helpers.js';
 
 describe('UPDATE of an object stored with a mistake', () => {
   const storedCluster = changed(cluster, (o) => (o.spec.syncMode = 'Both'));
@@ -52,6 +56,53 @@ describe('UPDATE of an object stored with a mistake', () => {
     const result = validate(rescheduled, { operation: 'UPDATE', oldObject: stored });
     expect(result.causes).toEqual([]);
     expect(result.warnings.some((w) => w.startsWith('spec.gracefulEvictionTasks[0].purgeMode: Unsupported value: "Graciously"'))).toBe(true);
+  });
+});
+
+describe('UPDATE that leaves every field but metadata and status as stored', () => {
+  // Objects Karmada stored, with what fleetgate's own rules (stricter than Karmada's) refuse.
+  const storedWork = changed(work, (o) => o.spec.workload.manifests.push(o.spec.workload.manifests[0]));
+  const storedQuota = changed(frq, (o) => (o.spec.staticAssignments[1].clusterName = o.spec.staticAssignments[0].clusterName));
+  const storedConfig = changed(config, (o) => (o.webhooks[0].clientConfig.url = 'https://interpreter.karmada-system.svc:443/interpreter-workload'));
+  const storedScript = changed(ric, (o) => (o.spec.customizations.retention.luaScript = 'x = 1'));
+  const deleting = (o: any) => {
+    o.metadata.deletionTimestamp = '2026-11-23T06:00:00Z';
+    o.metadata.finalizers = ['example.com/cleanup'];
+  };
+  const finalizerRemoved = (o: any) => (o.metadata.finalizers = []);
+  const labelled = (o: any) => (o.metadata.labels = { ...o.metadata.labels, owner: 'platform' });
+
+  it.each([
+    ['Work with a manifest listed twice', storedWork, Duplicate('spec.workload.manifests[2]')],
+    ['FederatedResourceQuota with a cluster assigned twice', storedQuota, Duplicate('spec.staticAssignments[1].clusterName')],
+    ['interpreter webhook calling an in-cluster host by URL', storedConfig, Invalid('webhooks[0].clientConfig.url')],
+    ['customization whose script defines no Retain', storedScript, Invalid('spec.customizations.retention.luaScript')],
+  ])('lets the controllers finish deleting a %s, with a warning for what it keeps', (_, stored, cause) => {
+    expectCauses(stored, [cause]);
+    const beingDeleted = changed(stored, deleting);
+    const result = validate(changed(beingDeleted, finalizerRemoved), { operation: 'UPDATE', oldObject: beingDeleted });
+    expect(result.causes).toEqual([]);
+    expect(result.warnings.filter((w) => !w.endsWith('not checked: no lookups were supplied'))).toEqual([expect.stringMatching(new RegExp(`^${cause.field.replace(/[.[\]]/g, '\\$&')}: .*\\(as stored: this update does not change it, so it is not refused\\)$`))]);
+    expectCauses(changed(stored, labelled), [], { operation: 'UPDATE', oldObject: stored });
+  });
+
+  it('still refuses the mistake once the write changes anything beside it in the same section', () => {
+    expectCauses(changed(storedWork, (o) => (o.spec.suspendDispatching = true)), [Duplicate('spec.workload.manifests[2]')], { operation: 'UPDATE', oldObject: storedWork });
+    expectCauses(changed(storedQuota, (o) => (o.spec.overall.pods = '200')), [Duplicate('spec.staticAssignments[1].clusterName')], { operation: 'UPDATE', oldObject: storedQuota });
+    expectCauses(changed(storedConfig, (o) => (o.webhooks[1].timeoutSeconds = 5)), [Invalid('webhooks[0].clientConfig.url')], { operation: 'UPDATE', oldObject: storedConfig });
+  });
+
+  it('still judges metadata, and an unchanged section when there is no stored object to compare with', () => {
+    expectCauses(changed(storedWork, (o) => (o.metadata.labels = { 'bad key!': 'x' })), [Invalid('metadata.labels')], { operation: 'UPDATE', oldObject: storedWork });
+    expectCauses(changed(storedWork, (o) => (o.metadata.finalizers = ['new.example.com/x'])), [Forbidden('metadata.finalizers')], { operation: 'UPDATE', oldObject: changed(storedWork, deleting) });
+    expect(validate(changed(storedWork, labelled), { operation: 'UPDATE' }).causes.map((c) => c.field)).toEqual(['spec.workload.manifests[2]']);
+  });
+
+  it('keeps a required field missing from the stored section (a schema cause too)', () => {
+    const storedWithout = changed(cluster, (o) => delete o.spec.syncMode);
+    const result = validate(changed(storedWithout, labelled), { operation: 'UPDATE', oldObject: storedWithout });
+    expect(result.causes).toEqual([]);
+    expect(result.warnings).toEqual(['spec.syncMode: Required value (as stored: this update does not change it, so it is not refused)']);
   });
 });
 
