@@ -83,20 +83,19 @@ export function validate(object: unknown, options: ValidateOptions = NO_OPTIONS)
 
   checkMetadata(rules, object.metadata, ctx);
   runRules(rules, object, stored, ctx, schemaCauses.length === 0);
-  const done = (): ValidationResult => finish(stored ? keepCausesInSectionsAsStored(ctx, object, stored) : ctx);
 
-  if (statusOnly || !rules.validateWithLookups) return done();
-  if (rules.lookupsApply && !rules.lookupsApply(object)) return done();
+  if (statusOnly || !rules.validateWithLookups) return finishJudged(ctx, object, stored);
+  if (rules.lookupsApply && !rules.lookupsApply(object)) return finishJudged(ctx, object, stored);
   if (!options.lookups) {
     ctx.warnings.push(`${rules.lookupsNeeded ?? 'context rules'} not checked: no lookups were supplied`);
-    return done();
+    return finishJudged(ctx, object, stored);
   }
   if (rules.lookupFunction && !options.lookups[rules.lookupFunction]) {
     ctx.warnings.push(`${rules.lookupsNeeded ?? 'context rules'} not checked: the lookups have no ${rules.lookupFunction}`);
-    return done();
+    return finishJudged(ctx, object, stored);
   }
   const pending = rules.validateWithLookups(object, options.lookups, ctx);
-  return pending instanceof Promise ? pending.then(done) : done();
+  return pending instanceof Promise ? pending.then(() => finishJudged(ctx, object, stored)) : finishJudged(ctx, object, stored);
 }
 
 const NO_OPTIONS: ValidateOptions = Object.freeze({});
@@ -186,6 +185,10 @@ function keepCausesInSectionsAsStored(ctx: RuleContext, object: Record<string, u
   }
   return judged.length === ctx.causes.length ? ctx : { ...ctx, causes: judged };
 }
+
+/** finish() for an object the rules have judged: on UPDATE, sections left as stored are kept first. */
+const finishJudged = (ctx: RuleContext, object: Record<string, unknown>, stored: Record<string, unknown> | undefined): ValidationResult =>
+  finish(stored ? keepCausesInSectionsAsStored(ctx, object, stored) : ctx);
 
 function finish(ctx: RuleContext): ValidationResult {
   const warnings = ctx.warnings.length > 1 ? [...new Set(ctx.warnings)] : ctx.warnings;
