@@ -278,7 +278,7 @@ function defaults(cluster: Cluster, ctx: DefaultContext): void {
     ctx.set(['spec', 'resourceModels'], defaultResourceModels());
   }
   list<Record<string, unknown>>(spec.taints).forEach((taint, i) => {
-    if (taint && taint.effect === 'NoExecute' && taint.timeAdded === undefined) ctx.set(['spec', 'taints', i, 'timeAdded'], rfc3339(ctx.now));
+    if (taint && taint.effect === 'NoExecute' && taint.timeAdded == null) ctx.set(['spec', 'taints', i, 'timeAdded'], rfc3339(ctx.now));
   });
 }
 

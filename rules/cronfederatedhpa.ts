@@ -199,8 +199,8 @@ function validateStatus(cron: CronFederatedHPA, ctx: RuleContext): void {
 function defaults(cron: CronFederatedHPA, ctx: DefaultContext): void {
   list(record(cron.spec).rules).forEach((rule, i) => {
     if (!isRecord(rule)) return;
-    if (rule.successfulHistoryLimit === undefined) ctx.set(['spec', 'rules', i, 'successfulHistoryLimit'], DEFAULT_HISTORY_LIMIT);
-    if (rule.failedHistoryLimit === undefined) ctx.set(['spec', 'rules', i, 'failedHistoryLimit'], DEFAULT_HISTORY_LIMIT);
+    if (rule.successfulHistoryLimit == null) ctx.set(['spec', 'rules', i, 'successfulHistoryLimit'], DEFAULT_HISTORY_LIMIT);
+    if (rule.failedHistoryLimit == null) ctx.set(['spec', 'rules', i, 'failedHistoryLimit'], DEFAULT_HISTORY_LIMIT);
   });
 }
 

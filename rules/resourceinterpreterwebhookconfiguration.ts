@@ -256,9 +256,9 @@ function lookupsApply(config: ResourceInterpreterWebhookConfiguration): boolean 
 function defaults(config: ResourceInterpreterWebhookConfiguration, ctx: DefaultContext): void {
   list(config.webhooks).forEach((webhook, i) => {
     if (!isRecord(webhook)) return;
-    if (webhook.timeoutSeconds === undefined) ctx.set(['webhooks', i, 'timeoutSeconds'], DEFAULT_TIMEOUT_SECONDS);
+    if (webhook.timeoutSeconds == null) ctx.set(['webhooks', i, 'timeoutSeconds'], DEFAULT_TIMEOUT_SECONDS);
     const clientConfig = webhook.clientConfig;
-    if (isRecord(clientConfig) && isRecord(clientConfig.service) && clientConfig.service.port === undefined) {
+    if (isRecord(clientConfig) && isRecord(clientConfig.service) && clientConfig.service.port == null) {
       ctx.set(['webhooks', i, 'clientConfig', 'service', 'port'], DEFAULT_SERVICE_PORT);
     }
   });

@@ -1,7 +1,8 @@
 /**
  * applyDefaults(): the defaults the spec states, as the RFC 6902 JSON Patch that adds
  * them, together with the object it yields. The rule modules state each default at its
- * path; rfc6902 applies the patch to a copy. The admission review needs only the patch
+ * path, for a field that is missing or null (the API server drops a null the schema does not
+ * allow before it defaults, so the two are one); rfc6902 applies the patch to a copy. The admission review needs only the patch
  * (defaultsPatch), so it neither copies nor diffs the object.
  */
 import { applyPatch, type Operation as PatchOperation } from 'rfc6902';

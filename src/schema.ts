@@ -11,6 +11,7 @@ import { child, forbidden, index, invalid, key, notSupported, required, tooLong,
 import { ajvFormats, formatChecks } from './schema-formats.js';
 import { GENERATED_VALIDATORS, compileSchema, schemaHash } from './schema-compiler.js';
 import { memoizeVerdict, ownCopy } from './checks/memo.js';
+import { isRecord } from './is.js';
 
 interface Precompiled {
   validators: Record<string, ValidateFunction>;
@@ -89,13 +90,20 @@ export interface SchemaResult {
   readonly unknownFields: readonly string[];
   /** Causes in values an UPDATE leaves as they were stored (see `stored` of checkSchema). */
   readonly kept: readonly Cause[];
+  /**
+   * Where the object holds null in an optional field the schema gives a type (a property, or
+   * a map's value), as keys from the root. The API server drops such nulls before it validates
+   * (apiextensions' PruneNonNullableNullsWithoutDefaults; Go decoding reads them as unset), so
+   * they are no mistake: they have no cause, and the object is judged as if they were absent.
+   */
+  readonly nulls: readonly (readonly string[])[];
 }
 
 /**
  * The answer for every valid object, shared: nothing to allocate on the common path. Its arrays
  * are readonly by type rather than frozen: V8 iterates a frozen array on a slower path.
  */
-const VALID: SchemaResult = { causes: [], unknownFields: [], kept: [] };
+const VALID: SchemaResult = { causes: [], unknownFields: [], kept: [], nulls: [] };
 
 /**
  * Runs the schema pass, with `validateFn` compiled from `schema` (by default, compiled here).
@@ -234,6 +242,7 @@ function asStrings(values: readonly unknown[]): string[] {
 function toCauses(rootSchema: object, data: unknown, errors: ErrorObject[], stored: unknown): SchemaResult {
   const all: Cause[] = [];
   const unknownFields: string[] = [];
+  const nulls: string[][] = [];
   const keptPaths = new Set<string>();
   for (const e of errors) {
     const walk = walkAt(rootSchema, e.instancePath);
@@ -255,6 +264,8 @@ function toCauses(rootSchema: object, data: unknown, errors: ErrorObject[], stor
           // A list that must not be empty says so, as for `[]`.
           const at = walk.schema as { minItems?: number } | undefined;
           all.push((at?.minItems ?? 0) >= 1 ? required(path, 'must have at least one item') : required(path));
+        } else if (value === null && isFieldOfObject(data, walk)) {
+          nulls.push([...walk.segments]);
         } else all.push(invalid(path, value, `must be of type ${describeType((e.params as { type: string | string[] }).type)}`));
         break;
       case 'enum':
@@ -308,9 +319,41 @@ function toCauses(rootSchema: object, data: unknown, errors: ErrorObject[], stor
     }
   }
   const causes = all.length > 1 ? withoutEchoes(all, errors, rootSchema) : all;
-  if (keptPaths.size === 0) return { causes, unknownFields, kept: [] };
+  if (keptPaths.size === 0) return { causes, unknownFields, kept: [], nulls };
   // A Required cause is at the missing field's path, which no kept value has.
-  return { causes: causes.filter((c) => !keptPaths.has(c.field)), unknownFields, kept: causes.filter((c) => keptPaths.has(c.field)) };
+  return { causes: causes.filter((c) => !keptPaths.has(c.field)), unknownFields, kept: causes.filter((c) => keptPaths.has(c.field)), nulls };
+}
+
+/** Whether the place a walk describes is a field of an object (a property or a map's value), not a list's item or the root. */
+function isFieldOfObject(root: unknown, walk: Walk): boolean {
+  if (walk.segments.length === 0) return false;
+  let node = root;
+  for (let i = 0; i < walk.segments.length - 1; i++) node = (node as Record<string, unknown>)[walk.segments[i]!];
+  return isRecord(node);
+}
+
+/**
+ * A copy of `object` without the fields at `places` (keys from the root, as SchemaResult.nulls
+ * gives them). Only the objects on the way to a removed field are copied; the rest is shared.
+ */
+export function withoutFields(object: Record<string, unknown>, places: readonly (readonly string[])[]): Record<string, unknown> {
+  const copies = new Map<object, Record<string, unknown>>();
+  const copyOf = (node: object): Record<string, unknown> => {
+    let copy = copies.get(node);
+    if (!copy) copies.set(node, (copy = (Array.isArray(node) ? [...node] : { ...node }) as Record<string, unknown>));
+    return copy;
+  };
+  const root = copyOf(object);
+  for (const place of places) {
+    let original: Record<string, unknown> = object;
+    let copy = root;
+    for (const key of place.slice(0, -1)) {
+      original = original[key] as Record<string, unknown>;
+      copy = copy[key] = copyOf(original);
+    }
+    delete copy[place[place.length - 1]!];
+  }
+  return root;
 }
 
 /** The causes without those that only repeat another mistake at the same field. */

@@ -4,7 +4,7 @@
  * rules through the injected lookups.
  */
 import { invalid, keptWarning, notSupported, type Cause } from './field.js';
-import { checkSchema, kindValidator, unknownFieldCause } from './schema.js';
+import { checkSchema, kindValidator, unknownFieldCause, withoutFields } from './schema.js';
 import { checkMetadata, checkMetadataUpdate } from './metadata.js';
 import { DEFAULT_GROUP_DOMAIN, apiVersion, rulesFor, supportedKinds } from '../rules/index.js';
 import { storedObject, type KindRules, type Lookups, type MaybePromise, type Operation, type RuleContext, type RuleOptions } from './rule.js';
@@ -70,6 +70,8 @@ export function validate(object: unknown, options: ValidateOptions = NO_OPTIONS)
   const stored = storedObject(ctx);
   if (operation === 'UPDATE' && !stored) ctx.warnings.push(UPDATE_NOT_CHECKED);
   const schema = checkSchema(rules.schema, object, kindValidator(rules), stored);
+  // Judged as the API server would: without them (rare, so the whole pass is simply run again).
+  if (schema.nulls.length) return validate(withoutFields(object, schema.nulls), options);
   const schemaCauses = statusOnly ? schema.causes.filter((c) => inStatusWrite(c.field)) : schema.causes;
   for (const cause of schemaCauses) ctx.causes.push(cause);
   for (const cause of statusOnly ? schema.kept.filter((c) => inStatusWrite(c.field)) : schema.kept) {

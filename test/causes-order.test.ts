@@ -45,7 +45,8 @@ describe('the causes of a verdict', () => {
     expect(kinds((o) => (o.apiVersion = 5))).toEqual([['FieldValueInvalid', 'apiVersion']]);
     expect(kinds((o) => (o.apiVersion = 'cluster.karmada.io/v1'))).toEqual([['FieldValueNotSupported', 'apiVersion']]);
     expect(kinds((o) => (o.metadata.name = 5))).toEqual([['FieldValueInvalid', 'metadata.name']]);
-    expect(kinds((o) => (o.metadata.name = null))).toEqual([['FieldValueInvalid', 'metadata.name']]);
+    // null is no name, as the API server reads it: the name is missing, said once.
+    expect(kinds((o) => (o.metadata.name = null))).toEqual([['FieldValueRequired', 'metadata.name']]);
     expect(kinds((o) => delete o.metadata.name)).toEqual([['FieldValueRequired', 'metadata.name']]);
   });
 

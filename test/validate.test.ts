@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { validate } from '../src/validate.js';
+import { applyDefaults } from '../src/defaults.js';
 import { cluster } from './fixtures/cluster.js';
+import { cronDeployment } from './fixtures/cronfederatedhpa.js';
+import { ingress } from './fixtures/multiclusteringress.js';
+import { mcs } from './fixtures/multiclusterservice.js';
+import { config } from './fixtures/resourceinterpreterwebhookconfiguration.js';
 import { changed, expectCauses, Invalid, Required } from './helpers.js';
 
 const kindList =
@@ -47,6 +52,47 @@ describe('validate', () => {
 });
 
 const UPDATE_NOT_CHECKED = 'update rules (immutable fields) not checked: no oldObject (the stored object) was given';
+
+describe('a field written as null', () => {
+  // As the API server reads it: it drops a null the schema does not allow before it validates
+  // (CRDs), or decodes it as the zero value (Cluster). A YAML `zones:` with nothing after it is one.
+  it.each([
+    ['an optional list', changed(cluster, (o) => (o.spec.zones = null))],
+    ['an optional string', changed(cluster, (o) => (o.spec.apiEndpoint = null))],
+    ['an optional object', changed(cluster, (o) => (o.spec.secretRef = null))],
+    ['an optional timestamp to be defaulted', changed(cluster, (o) => (o.spec.taints[1].timeAdded = null))],
+    ['metadata labels', changed(cluster, (o) => (o.metadata.labels = null))],
+    ['a label value', changed(cluster, (o) => (o.metadata.labels = { ...o.metadata.labels, team: null }))],
+    ['the name, with a generateName', changed(cluster, (o) => { o.metadata.name = null; o.metadata.generateName = 'member-'; })],
+    ['one of two exclusive backends', changed(ingress, (o) => (o.spec.defaultBackend.resource = null))],
+    ['a deprecated field', changed(mcs, (o) => (o.spec.range = null))],
+    ['a time zone', changed(cronDeployment, (o) => (o.spec.rules[0].timeZone = null))],
+  ])('in %s is no value at all', (_, object) => {
+    expect(validate(object)).toEqual({ allowed: true, causes: [], warnings: [] });
+  });
+
+  it('in a required field is a missing value, and in a list an item of the wrong type', () => {
+    expectCauses(changed(cluster, (o) => (o.spec.syncMode = null)), [Required('spec.syncMode')]);
+    expectCauses(changed(cluster, (o) => (o.spec.zones = ['zone-a', null])), [Invalid('spec.zones[1]')]);
+    expectCauses(changed(cluster, (o) => { o.spec.zones = null; o.spec.syncMode = 'Both'; }), [expect.objectContaining({ field: 'spec.syncMode' })]);
+  });
+
+  it('is defaulted as a missing field is', () => {
+    const now = new Date('2026-11-23T06:00:00Z');
+    const nullTime = changed(cluster, (o) => (o.spec.taints[1].timeAdded = null));
+    expect(applyDefaults(nullTime, { now }).patch).toEqual([{ op: 'replace', path: '/spec/taints/1/timeAdded', value: '2026-11-23T06:00:00Z' }]);
+    const nullLimits = changed(cronDeployment, (o) => (o.spec.rules[0].failedHistoryLimit = null));
+    expect(applyDefaults(nullLimits).patch).toContainEqual({ op: 'replace', path: '/spec/rules/0/failedHistoryLimit', value: 3 });
+    const nullTimeout = changed(config, (o) => {
+      o.webhooks[1].timeoutSeconds = null;
+      o.webhooks[1].clientConfig.service.port = null;
+    });
+    expect(applyDefaults(nullTimeout).patch).toEqual([
+      { op: 'replace', path: '/webhooks/1/timeoutSeconds', value: 10 },
+      { op: 'replace', path: '/webhooks/1/clientConfig/service/port', value: 443 },
+    ]);
+  });
+});
 
 describe('a status write', () => {
   const status = { operation: 'UPDATE', subResource: 'status', oldObject: cluster } as const;

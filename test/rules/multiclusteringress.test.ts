@@ -33,8 +33,8 @@ describe('MultiClusterIngress', () => {
       want: [Invalid('spec.defaultBackend')],
     },
     { name: 'defaultBackend with neither', edit: (o) => (o.spec.defaultBackend = {}), want: [Required('spec.defaultBackend')] },
-    { name: 'defaultBackend with a null resource and a service: only the null', edit: (o) => (o.spec.defaultBackend.resource = null), want: [Invalid('spec.defaultBackend.resource')] },
-    { name: 'defaultBackend with a resource and a null service: only the null', edit: (o) => (o.spec.defaultBackend = { resource: { kind: 'StorageBucket', name: 'b' }, service: null }), want: [Invalid('spec.defaultBackend.service')] },
+    { name: 'defaultBackend with a null resource and a service: the null is no resource', edit: (o) => (o.spec.defaultBackend.resource = null), want: [] },
+    { name: 'defaultBackend with a resource and a null service: the null is no service', edit: (o) => (o.spec.defaultBackend = { resource: { kind: 'StorageBucket', name: 'b' }, service: null }), want: [] },
     { name: 'defaultBackend as a resource', edit: (o) => (o.spec.defaultBackend = { resource: { kind: 'StorageBucket', name: 'fallback' } }), want: [] },
     {
       name: 'path backend with resource and service',
