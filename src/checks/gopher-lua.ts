@@ -5,7 +5,9 @@
  *  - hexadecimal fractions and exponents (`0x1p4`, `0xA.8`): its number scanner stops at them;
  *  - `break` before the end of its block: as in Lua 5.1, `break` is a block's last statement;
  *  - form feed and vertical tab between tokens: it skips only spaces, tabs and line breaks;
- *  - `--[=` not opening a long bracket: it reads any `--[=` as the start of one.
+ *  - `--[=` not opening a long bracket: it reads any `--[=` as the start of one;
+ *  - a `#!` first line: luaparse blanks it, as the `lua` command skips one in a file, but
+ *    LoadString, which Karmada calls, reads the `#` as a token.
  * (Its "ambiguous syntax" for a `(` on the line after a `)` is not among them: the gopher-lua
  * Karmada runs resets that flag on every token, so the error never fires; yuin/gopher-lua#150.)
  */
@@ -30,6 +32,12 @@ export interface LuaProblem {
   /** Offset in the script. */
   at: number;
   message: string;
+}
+
+/** A `#!` first line: gopher-lua stops at its `#`, so it is the problem whatever the rest of the script holds. */
+export function shebangProblem(script: string): LuaProblem | undefined {
+  if (!script.startsWith('#!')) return undefined;
+  return { at: 0, message: "unexpected symbol '#' (a script loaded from a string, as Karmada loads it, may not start with a '#!' line)" };
 }
 
 /** Cheap signs of the problems below; a script without any needs no second, detailed parse. */

@@ -6,7 +6,7 @@
  */
 import { lazyRequire } from '../lazy.js';
 import { ownCopy } from './memo.js';
-import { gopherLuaProblem, lineAndColumn, mayBeRefusedByGopherLua, type DetailedChunk, type LuaNode } from './gopher-lua.js';
+import { gopherLuaProblem, lineAndColumn, mayBeRefusedByGopherLua, shebangProblem, type DetailedChunk, type LuaNode, type LuaProblem } from './gopher-lua.js';
 
 const luaparse = lazyRequire<typeof import('luaparse')>('luaparse');
 
@@ -107,6 +107,8 @@ function position(err: LuaSyntaxError & { line?: number; column?: number }): { l
 }
 
 function check(script: string, fn: LuaFunctionSpec): string | undefined {
+  const shebang = shebangProblem(script);
+  if (shebang) return syntaxError(script, shebang);
   let chunk: DetailedChunk;
   try {
     chunk = parseAsGopherLua(script);
@@ -118,10 +120,7 @@ function check(script: string, fn: LuaFunctionSpec): string | undefined {
   }
   if (mayBeRefusedByGopherLua(script)) {
     const problem = gopherLuaProblem(script, parseAsGopherLua(script, true));
-    if (problem) {
-      const at = lineAndColumn(script, problem.at);
-      return `Lua syntax error at line ${at.line}, column ${at.column}: ${problem.message}`;
-    }
+    if (problem) return syntaxError(script, problem);
   }
   const signature = `${fn.name}(${fn.params.join(', ')})`;
   const definition = findGlobalFunction(chunk.body, fn.name);
@@ -133,6 +132,11 @@ function check(script: string, fn: LuaFunctionSpec): string | undefined {
     return `function ${fn.name} must take ${fn.params.length} parameter${fn.params.length === 1 ? '' : 's'}: ${signature}`;
   }
   return undefined;
+}
+
+function syntaxError(script: string, problem: LuaProblem): string {
+  const at = lineAndColumn(script, problem.at);
+  return `Lua syntax error at line ${at.line}, column ${at.column}: ${problem.message}`;
 }
 
 /** `function Name(...) end` or `Name = function(...) end` at the top level of the chunk. */

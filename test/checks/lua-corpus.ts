@@ -2,7 +2,7 @@
  * Lua snippets where gopher-lua and luaparse's 5.2 mode may part: numbers, `break` placement,
  * whitespace between tokens, comment openers, `(` after `)` across lines; ordinary statements
  * around them; and seeded random mixes. Each snippet goes inside a function body, so that
- * parsing is the only question. Deterministic.
+ * parsing is the only question; last come first lines before a function (a `#!` line). Deterministic.
  *
  * Left out, because Debian's gopher-lua (2017) differs there from the one Karmada runs: `goto`
  * and labels (added since), escapes other than Lua 5.1's (now read as the plain character) and
@@ -23,6 +23,7 @@ const CALL_LAYOUTS = [
   'f()[1]\n(g)', 'f"s"\n(g)', 't{}\n(g)', '(f)\n(g)', 'f()\n--[[c]]\n(g)()', 'f() --[[c\n]] (g)()', 'f() --[[c\n]]\n(g)()', 'f(\n)\n(g)',
   'f()\n("s")', 'f()\n(function() end)()',
 ];
+const OPENINGS = ['#!/usr/bin/lua', '#!', '#! lua', '# comment', '#', '\n#!/usr/bin/lua', ' #!/usr/bin/lua', '--#!/usr/bin/lua', '-- plain'];
 const STATEMENTS = [
   'local x = 1', 'x = "a" .. "b"', 'local t = { a = 1, [2] = "b"; 3 }', 'if a then b() elseif c then d() else e() end',
   'for i = 1, 10, 2 do x = x + i end', 'for k, v in pairs(t) do x[k] = v end', 'while x < 10 do x = x + 1 end',
@@ -58,5 +59,7 @@ export function luaCorpus(): string[] {
     const join = joins[seed % joins.length]!;
     snippets.add([pick(), pick(), pick()].join(join));
   }
-  return [...snippets].map((snippet) => `function Retain(desiredObj, observedObj)\n${snippet}\nreturn desiredObj\nend`);
+  const scripts = [...snippets].map((snippet) => `function Retain(desiredObj, observedObj)\n${snippet}\nreturn desiredObj\nend`);
+  // First lines luaparse skips (a shebang, as the lua command skips it in a file) but gopher-lua's LoadString does not.
+  return [...scripts, ...OPENINGS.map((opening) => `${opening}\nfunction Retain(desiredObj, observedObj) return #desiredObj end`)];
 }

@@ -63,6 +63,21 @@ describe('luaScriptError', () => {
   ];
   it.each(gopherAlso)('accepts, as gopher-lua does, %s', (_name, lines) => expect(luaScriptError(body(lines), retain)).toBeUndefined());
 
+  it('refuses a #! first line, which gopher-lua does not skip in a script loaded from a string', () => {
+    const shebang = "Lua syntax error at line 1, column 1: unexpected symbol '#' (a script loaded from a string, as Karmada loads it, may not start with a '#!' line)";
+    expect(luaScriptError('#!/usr/bin/lua\nfunction Retain(desiredObj, observedObj) return desiredObj end', retain)).toBe(shebang);
+    expect(luaScriptError('#!\nfunction Retain(d, o) return d end', retain)).toBe(shebang);
+    // gopher-lua stops at the first token, so the first line is the problem whatever follows.
+    expect(luaScriptError('#!/usr/bin/lua\nfunction Retain(d, o) return d +\nend', retain)).toBe(shebang);
+    expect(luaScriptError('#!/usr/bin/lua\nwhile true do break local y = 1 end\nfunction Retain(d, o) return d end', retain)).toBe(shebang);
+    // Any other first line starting with '#' is refused at the same place.
+    expect(luaScriptError('# keeps replicas\nfunction Retain(d, o) return d end', retain)).toMatch(/^Lua syntax error at line 1, column 1: /);
+  });
+  it('accepts # as the length operator and inside strings and comments', () => {
+    expect(luaScriptError('function Retain(d, o)\n  if #o.spec.containers > 0 then return o end\n  return d\nend', retain)).toBeUndefined();
+    expect(luaScriptError('-- #!/usr/bin/lua\nfunction Retain(d, o) return "#!" end', retain)).toBeUndefined();
+  });
+
   it('walks a syntax tree of any depth without running out of stack', () => {
     // luaparse builds call and field chains iteratively, so a script can nest them arbitrarily deep.
     let expression: LuaNode = { type: 'Identifier', name: 'a' };

@@ -50,6 +50,8 @@ describe('ResourceInterpreterCustomization', () => {
     // Lua scripts: parsed, never executed
     { name: 'syntax error', edit: setRetention('function Retain(desiredObj, observedObj)\n  return desiredObj +\nend'), want: [Invalid(script('retention'))] },
     { name: 'unterminated function', edit: setRetention('function Retain(desiredObj, observedObj)\n  return desiredObj'), want: [Invalid(script('retention'))] },
+    { name: 'a #! first line (gopher-lua loads scripts as strings and does not skip it)', edit: setRetention('#!/usr/bin/lua\nfunction Retain(desiredObj, observedObj)\n  return desiredObj\nend'), want: [Invalid(script('retention'))] },
+    { name: 'the length operator #', edit: setRetention('function Retain(desiredObj, observedObj)\n  if #observedObj.spec.template.spec.containers > 0 then return observedObj end\n  return desiredObj\nend'), want: [] },
     { name: 'function missing', edit: setRetention('x = 1'), want: [Invalid(script('retention'))] },
     { name: 'function under another name', edit: setRetention('function Retention(desiredObj, observedObj)\n  return desiredObj\nend'), want: [Invalid(script('retention'))] },
     { name: 'too few parameters', edit: setRetention('function Retain(desiredObj)\n  return desiredObj\nend'), want: [Invalid(script('retention'))] },
@@ -108,6 +110,10 @@ describe('ResourceInterpreterCustomization', () => {
     const [cause] = validate(bad).causes;
     expect(cause!.field).toBe(script('retention'));
     expect(cause!.message).toMatch(/Lua syntax error at line 3, column 1: /);
+    const shebang = changed(ric, setRetention('#!/usr/bin/lua\nfunction Retain(desiredObj, observedObj)\n  return desiredObj\nend'));
+    expect(validate(shebang).causes).toEqual([
+      expect.objectContaining({ type: 'FieldValueInvalid', field: script('retention'), message: expect.stringMatching(/Lua syntax error at line 1, column 1: unexpected symbol '#'/) }),
+    ]);
   });
 
   it('names the function and parameters the script must define', () => {
