@@ -1,7 +1,9 @@
 /**
  * Kubernetes resource quantities (`500m`, `4Gi`, `1e3`, `128`) parsed to exact
  * rationals, so that comparisons are by value: `1` equals `1000m`, `4Gi` equals
- * `4096Mi`. The grammar is apimachinery's `resource.ParseQuantity`.
+ * `4096Mi`. The grammar is apimachinery's `resource.ParseQuantity`, and so is the
+ * precision: a value finer than a nano-unit is rounded away from zero to the next
+ * one (`1e-10` is `1n`, `1.5n` is `2n`).
  */
 import { memoizeVerdict } from './memo.js';
 
@@ -24,6 +26,10 @@ const DECIMAL: Record<string, number> = { n: -9, u: -6, m: -3, k: 3, M: 6, G: 9,
 
 /** Exponents beyond this are not quantities anyone means; refusing them keeps the BigInt maths bounded. */
 const MAX_EXPONENT = 1000;
+
+/** The finest quantity apimachinery keeps, as a power of ten: nano. */
+const FINEST_EXPONENT = -9;
+const NANO_DENOMINATOR = 10n ** BigInt(-FINEST_EXPONENT);
 
 export const QUANTITY_FORMAT_MESSAGE = "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'";
 
@@ -60,7 +66,21 @@ function parse(text: string): Quantity | undefined {
     if (!Number.isSafeInteger(e) || Math.abs(e) > MAX_EXPONENT) return undefined;
     exp10 += e;
   }
-  return exp10 >= 0 ? normalize(num * 10n ** BigInt(exp10), 1n) : normalize(num, 10n ** BigInt(-exp10));
+  if (exp10 >= 0) return normalize(num * 10n ** BigInt(exp10), 1n);
+  if (exp10 < FINEST_EXPONENT) return roundedToNano(num, exp10);
+  return normalize(num, 10n ** BigInt(-exp10));
+}
+
+/**
+ * num × 10^exp10, finer than nano, in whole nano-units rounded away from zero, as ParseQuantity
+ * rounds (inf.RoundUp, "if you want some resources, you should get some resources"). The value
+ * is final here, a binary suffix already applied, as in Go.
+ */
+function roundedToNano(num: bigint, exp10: number): Quantity {
+  const step = 10n ** BigInt(FINEST_EXPONENT - exp10);
+  const magnitude = num < 0n ? -num : num;
+  const nanos = (magnitude + step - 1n) / step;
+  return normalize(num < 0n ? -nanos : nanos, NANO_DENOMINATOR);
 }
 
 /** The grammar alone, without building the exact value: this runs on every quantity in every object. */

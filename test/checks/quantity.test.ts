@@ -37,7 +37,8 @@ describe('quantity grammar (resource.ParseQuantity)', () => {
 
   it('parses the exponent bound either way', () => {
     expect(value('1e1000')).toBe(`1${'0'.repeat(1000)}`);
-    expect(value('1e-1000')).toBe(`1/1${'0'.repeat(1000)}`);
+    // Finer than a nano-unit, so rounded up to 1n (see 'exact values').
+    expect(value('1e-1000')).toBe('1/1000000000');
   });
 
   it('answers exactly as the parser does, for every combination of sign, digits and suffix', () => {
@@ -92,6 +93,33 @@ describe('exact values', () => {
     expect(value(4)).toBe('4');
     expect(value(0.25)).toBe('1/4');
     expect(value(1e21)).toBe('1000000000000000000000');
+  });
+
+  // ParseQuantity keeps a value down to nano only: a finer one is rounded away from zero (inf.RoundUp).
+  it.each([
+    ['1e-10', '1n'],
+    ['1.5n', '2n'],
+    ['-1e-10', '-1n'],
+    ['-1.5n', '-2n'],
+    ['0.9n', '1n'],
+    ['2.0000000001', '2000000001n'],
+    ['1.2345678901', '1234567891n'],
+    ['15e-10', '2n'],
+    // A binary suffix applies first: 1e-10 × 1024 is 102.4n.
+    ['0.0000000001Ki', '103n'],
+    ['0.0000000000', '0'],
+  ])('%s, finer than a nano-unit, reads as %s', (text, rounded) => expect(value(text)).toBe(value(rounded)));
+
+  it.each([
+    ['1n', '1/1000000000'],
+    ['0.000000001', '1/1000000000'],
+    ['1.000000001', '1000000001/1000000000'],
+    ['10e-10', '1/1000000000'],
+  ])('%s, whole in nano-units, keeps its value %s', (text, expected) => expect(value(text)).toBe(expected));
+
+  it('rounds JSON numbers finer than a nano-unit too', () => {
+    expect(value(1e-10)).toBe('1/1000000000');
+    expect(value(-2.5e-10)).toBe('-1/1000000000');
   });
 });
 

@@ -121,6 +121,22 @@ describe('FederatedResourceQuota', () => {
     { name: 'overall in milli equal to the sum', edit: (o) => (o.spec.overall.cpu = '8000m'), want: [] },
     { name: 'overall in nano and micro units equal to the sum', edit: (o) => { o.spec.overall.cpu = '8000000000n'; o.spec.staticAssignments[1].hard.cpu = '3000000u'; }, want: [] },
     { name: 'assignments exceed overall by 1n', edit: (o) => (o.spec.staticAssignments[1].hard.cpu = '3000000001n'), want: [Invalid('spec.overall[cpu]')] },
+    // The API server reads a value finer than a nano-unit rounded up to the next one (resource.ParseQuantity).
+    {
+      name: 'overall finer than a nano-unit is 1n, enough for an assignment of 1n',
+      edit: (o) => { o.spec.overall.memory = '1e-10'; o.spec.staticAssignments[0].hard.memory = '1n'; o.spec.staticAssignments[1].hard.memory = '0'; },
+      want: [],
+    },
+    {
+      name: 'overall finer than a nano-unit is 1n, less than assignments of 1n each',
+      edit: (o) => { o.spec.overall.memory = '1e-10'; o.spec.staticAssignments[0].hard.memory = '1n'; o.spec.staticAssignments[1].hard.memory = '1n'; },
+      want: [Invalid('spec.overall[memory]')],
+    },
+    {
+      name: 'assignments are rounded one by one: 0.5n and 0.5n are 2n',
+      edit: (o) => { o.spec.overall.memory = '1n'; o.spec.staticAssignments[0].hard.memory = '0.5n'; o.spec.staticAssignments[1].hard.memory = '0.5n'; },
+      want: [Invalid('spec.overall[memory]')],
+    },
     { name: 'resource given to one cluster only', edit: (o) => { delete o.spec.staticAssignments[1].hard.cpu; o.spec.overall.cpu = '5'; }, want: [] },
     { name: 'resource in overall never assigned', edit: (o) => (o.spec.overall['requests.storage'] = '1Ti'), want: [] },
     { name: 'negative overall is not also below the sum', edit: (o) => (o.spec.overall.cpu = '-8'), want: [Invalid('spec.overall[cpu]')] },
