@@ -110,12 +110,16 @@ function storedIdentifiers(ctx: RuleContext): ReadonlySet<string> {
   return fingerprints(entries.map((e) => record(record(e).identifier)));
 }
 
+const ordinalRange = (count: number): string =>
+  count === 0 ? 'must index spec.workload.manifests, which is empty' : `must index spec.workload.manifests (0 to ${count - 1})`;
+
 function validateStatus(work: Work, ctx: RuleContext): void {
   const status = record(work.status);
   checkConditions(ctx, status.conditions, 'status.conditions');
-  // The ordinals index the manifests of the spec the write is judged against.
+  // The ordinals index the manifests of the spec the write is judged against. Without a list
+  // (none given, or not a list, which the schema reports) there is nothing to judge them by.
   const manifests = record(judgedSpec(work, ctx).workload).manifests;
-  const count = Array.isArray(manifests) ? manifests.length : 0;
+  const count = Array.isArray(manifests) ? manifests.length : undefined;
   // Read from the stored object only when an ordinal is out of range: the usual status has none.
   let stored: ReadonlySet<string> | undefined;
   const seen = new Set<number>();
@@ -124,8 +128,8 @@ function validateStatus(work: Work, ctx: RuleContext): void {
     const ordinal = identifier.ordinal;
     if (!isInt(ordinal) || ordinal < 0 || ordinal > INT32_MAX) return; // the schema reports it
     const path = child(child(index('status.manifestStatuses', i), 'identifier'), 'ordinal');
-    if (count > 0 && ordinal >= count && !(stored ??= storedIdentifiers(ctx)).has(fingerprint(identifier))) {
-      add(ctx, invalid(path, ordinal, `must index spec.workload.manifests (0 to ${count - 1}): the ordinal is the manifest's position in that list`));
+    if (count !== undefined && ordinal >= count && !(stored ??= storedIdentifiers(ctx)).has(fingerprint(identifier))) {
+      add(ctx, invalid(path, ordinal, `${ordinalRange(count)}: the ordinal is the manifest's position in that list`));
       return;
     }
     if (seen.has(ordinal)) add(ctx, duplicate(path, ordinal, 'each manifest has one status'));

@@ -20,7 +20,8 @@ describe('Work', () => {
     { name: 'spec missing', edit: (o) => delete o.spec, want: [Required('spec')] },
     { name: 'empty spec', edit: (o) => (o.spec = {}), want: [] },
     { name: 'workload without manifests', edit: (o) => (o.spec.workload = {}), want: [] },
-    { name: 'no manifests', edit: (o) => (o.spec.workload.manifests = []), want: [] },
+    // The fixture's manifest statuses would index nothing (see 'ordinal against an empty manifest list').
+    { name: 'no manifests', edit: (o) => { o.spec.workload.manifests = []; delete o.status.manifestStatuses; }, want: [] },
     { name: 'preserveResourcesOnDeletion not a boolean', edit: (o) => (o.spec.preserveResourcesOnDeletion = 'yes'), want: [Invalid('spec.preserveResourcesOnDeletion')] },
     { name: 'suspendDispatching true', edit: (o) => (o.spec.suspendDispatching = true), want: [] },
     { name: 'suspendDispatching not a boolean', edit: (o) => (o.spec.suspendDispatching = 1), want: [Invalid('spec.suspendDispatching')] },
@@ -141,10 +142,16 @@ describe('Work', () => {
     { name: 'ordinal at the last manifest', edit: (o) => { o.status.manifestStatuses.pop(); o.status.manifestStatuses[0].identifier.ordinal = 1; }, want: [] },
     { name: 'ordinal past the manifest list', edit: (o) => (o.status.manifestStatuses[1].identifier.ordinal = 2), want: [Invalid('status.manifestStatuses[1].identifier.ordinal')] },
     {
-      name: 'ordinal is not checked against an empty manifest list',
+      name: 'ordinal is not checked without a manifest list',
       edit: (o) => { delete o.spec.workload; o.status.manifestStatuses[1].identifier.ordinal = 7; },
       want: [],
     },
+    {
+      name: 'ordinal against an empty manifest list: nothing to index',
+      edit: (o) => (o.spec.workload.manifests = []),
+      want: [Invalid('status.manifestStatuses[0].identifier.ordinal'), Invalid('status.manifestStatuses[1].identifier.ordinal')],
+    },
+    { name: 'empty manifest list and no manifest statuses', edit: (o) => { o.spec.workload.manifests = []; o.status.manifestStatuses = []; }, want: [] },
     { name: 'duplicate ordinal', edit: (o) => (o.status.manifestStatuses[1].identifier.ordinal = 0), want: [Duplicate('status.manifestStatuses[1].identifier.ordinal')] },
     { name: 'health Unknown', edit: (o) => (o.status.manifestStatuses[0].health = 'Unknown'), want: [] },
     { name: 'health Unhealthy', edit: (o) => (o.status.manifestStatuses[0].health = 'Unhealthy'), want: [] },
@@ -179,6 +186,11 @@ describe('Work', () => {
     expect(outOfRange.causes[0]!.message).toBe(
       "Invalid value: 2: must index spec.workload.manifests (0 to 1): the ordinal is the manifest's position in that list",
     );
+    const nothingToIndex = validate(changed(work, (o) => (o.spec.workload.manifests = []))).causes;
+    expect(nothingToIndex.map((c) => c.message)).toEqual([
+      "Invalid value: 0: must index spec.workload.manifests, which is empty: the ordinal is the manifest's position in that list",
+      "Invalid value: 1: must index spec.workload.manifests, which is empty: the ordinal is the manifest's position in that list",
+    ]);
     const dup = validate(changed(work, (o) => o.spec.workload.manifests.push(structuredClone(deployment))));
     expect(dup.causes[0]!.badValue).toEqual({ group: 'apps', kind: 'Deployment', namespace: 'default', name: 'nginx' });
   });
@@ -246,6 +258,19 @@ describe('Work', () => {
     // A later status write that keeps the stale entry (the controller updating a condition) is not blocked by it.
     const conditionUpdate = changed(shrunk, (o) => (o.status.conditions[0].message = 'applied again'));
     expectCauses(conditionUpdate, [], { operation: 'UPDATE', subResource: 'status', oldObject: shrunk });
+  });
+
+  it('does not judge the stored status against a spec update that removes every manifest', () => {
+    const update = { operation: 'UPDATE' as const, oldObject: work };
+    const emptied = changed(work, (o) => (o.spec.workload.manifests = []));
+    expectCauses(emptied, [], update);
+    // A new entry has nothing to index, as on CREATE.
+    const added = changed(emptied, (o) => (o.status.manifestStatuses[1].identifier.name = 'elsewhere'));
+    expectCauses(added, [Invalid('status.manifestStatuses[1].identifier.ordinal')], update);
+    // A later status write that keeps the stale entries is not blocked by them; one that adds an entry is.
+    const status = { operation: 'UPDATE' as const, subResource: 'status', oldObject: emptied };
+    expectCauses(changed(emptied, (o) => (o.status.conditions[0].message = 'applied again')), [], status);
+    expectCauses(added, [Invalid('status.manifestStatuses[1].identifier.ordinal')], status);
   });
 
   it('checks immutable metadata on UPDATE', () => {
