@@ -1,7 +1,7 @@
 /** Cluster (cluster.<domain>/v1alpha1, cluster-scoped): a member cluster. */
 import { isIP } from 'node:net';
 import {
-  Arr, Bool, Condition, Enum, INT32_MAX, Int32, LocalSecretReference, Obj, Opt, QuantityMap, Quantity, ReqStr, Str, StrList, StringMap, Taint, envelope,
+  Arr, Bool, Condition, Enum, INT32_MAX, INT32_MIN, Int32, LocalSecretReference, Obj, Opt, QuantityMap, Quantity, ReqStr, Str, StrList, StringMap, Taint, envelope,
   type Static,
 } from './_shared/schema.js';
 import { add, addUnlessStored, checkConditions, checkTaintsUnique, checkUnique, child, index, isRecord, isString, list, record } from './_shared/checks.js';
@@ -17,7 +17,8 @@ export const RESOURCE_MODEL_RESOURCES = ['cpu', 'memory', 'storage', 'ephemeral-
 const MODELLED_RESOURCES: ReadonlySet<string> = new Set(RESOURCE_MODEL_RESOURCES);
 
 const ResourceModelRange = Obj({ name: Enum(RESOURCE_MODEL_RESOURCES), min: Quantity(), max: Quantity() });
-const ResourceModel = Obj({ grade: Int32({ minimum: 0 }), ranges: Arr(ResourceModelRange, { minItems: 1 }) });
+// grade is an int32 as the spec says; Karmada's uint refuses negative grades.
+const ResourceModel = Obj({ grade: Int32(), ranges: Arr(ResourceModelRange, { minItems: 1 }) });
 
 const ClusterSpec = Obj({
   syncMode: Enum(['Push', 'Pull']),
@@ -47,7 +48,7 @@ const ClusterStatus = Obj({
       allocatable: Opt(QuantityMap()),
       allocated: Opt(QuantityMap()),
       allocating: Opt(QuantityMap()),
-      allocatableModelings: Opt(Arr(Obj({ grade: Int32({ minimum: 0 }), count: Int32({ minimum: 0 }) }))),
+      allocatableModelings: Opt(Arr(Obj({ grade: Int32(), count: Int32({ minimum: 0 }) }))),
     }),
   ),
 });
@@ -129,20 +130,58 @@ interface ParsedRange {
   j: number;
 }
 
+/** A grade as the schema admits it (an int32), or undefined where the schema reports it. */
+const int32Grade = (grade: unknown): number | undefined =>
+  typeof grade === 'number' && Number.isInteger(grade) && grade >= INT32_MIN && grade <= INT32_MAX ? grade : undefined;
+
+/** The lowest of the grades the schema admits, or undefined when it admits none. */
+function lowestGrade(grades: readonly (number | undefined)[]): number | undefined {
+  let lowest: number | undefined;
+  for (const grade of grades) if (grade !== undefined && (lowest === undefined || grade < lowest)) lowest = grade;
+  return lowest;
+}
+
+/** Where a range's field is: the model's index, the range's, the field. Built only for a cause. */
+type RangePath = (i: number, j: number, field: string) => string;
+
+/** A range of a grade after the first: min at least 0 and max above it, as the range is half-open. */
+function checkRangeBounds(ctx: RuleContext, range: ParsedRange, i: number, at: RangePath): void {
+  const { min, max } = range;
+  if (min && min.num < 0n) add(ctx, invalid(at(i, range.j, 'min'), range.minText, 'must be greater than or equal to 0'));
+  if (min && max && compareQuantity(max, min) <= 0) {
+    add(ctx, invalid(at(i, range.j, 'max'), range.maxText, `must be greater than min (${String(range.minText)}): ranges are half-open [min, max)`));
+  }
+}
+
 /**
- * Each range is half-open with max > min; every grade models the same resources; the
- * grades, ordered, form one continuous interval per resource (a grade's max is the next
- * grade's min). Quantities compare by value, so `1` meets `1000m`.
+ * A range of the first grade, whose min acts as zero whatever it says (Karmada sets it to 0
+ * before validating): any min will do, and max must exceed 0.
+ */
+function checkFirstGradeRangeBounds(ctx: RuleContext, range: ParsedRange, grade: number, i: number, at: RangePath): void {
+  if (range.max && range.max.num <= 0n) {
+    add(ctx, invalid(at(i, range.j, 'max'), range.maxText, `must be greater than 0: the min of the first grade (grade ${grade}) acts as zero, and ranges are half-open [min, max)`));
+  }
+}
+
+/**
+ * Each range is half-open with max > min, the min of the first (lowest) grade acting as zero;
+ * every grade models the same resources; the grades, ordered, form one continuous interval per
+ * resource (a grade's max is the next grade's min). Quantities compare by value, so `1` meets `1000m`.
  */
 function checkResourceModels(ctx: RuleContext, models: unknown, path: string): void {
   const items = list(models);
   checkUnique(ctx, items, (m) => record(m).grade, (m, i) => duplicate(child(index(path, i), 'grade'), record(m).grade));
+  // A grade the schema refused (fractional, outside int32) cannot place its model among the others:
+  // neither its neighbours nor whether its min acts as zero is known, so its bounds wait for the grade.
+  const grades = items.map((m) => int32Grade(record(m).grade));
+  const firstGrade = lowestGrade(grades);
   // A grade's ranges in list order: at most one per modelled resource, so arrays beat maps here.
   const parsed: { grade: number; i: number; ranges: ParsedRange[]; complete: boolean }[] = [];
   // Paths are built only for causes: a valid Cluster has dozens of ranges.
-  const rangePath = (i: number, j: number, field: string) => child(index(child(index(path, i), 'ranges'), j), field);
+  const rangePath: RangePath = (i, j, field) => child(index(child(index(path, i), 'ranges'), j), field);
   for (let i = 0; i < items.length; i++) {
     const m = record(items[i]);
+    const grade = grades[i];
     const rangeList = list(m.ranges);
     const ranges: ParsedRange[] = [];
     let complete = rangeList.length > 0;
@@ -158,16 +197,13 @@ function checkResourceModels(ctx: RuleContext, models: unknown, path: string): v
         add(ctx, duplicate(rangePath(i, j, 'name'), name));
         continue;
       }
-      const min = parseQuantity(r.min);
-      const max = parseQuantity(r.max);
-      if (min && min.num < 0n) add(ctx, invalid(rangePath(i, j, 'min'), r.min, 'must be greater than or equal to 0'));
-      if (min && max && compareQuantity(max, min) <= 0) {
-        add(ctx, invalid(rangePath(i, j, 'max'), r.max, `must be greater than min (${String(r.min)}): ranges are half-open [min, max)`));
-      }
-      ranges.push({ name, min, max, minText: r.min, maxText: r.max, j });
+      const range: ParsedRange = { name, min: parseQuantity(r.min), max: parseQuantity(r.max), minText: r.min, maxText: r.max, j };
+      ranges.push(range);
+      if (grade === undefined) continue;
+      if (grade === firstGrade) checkFirstGradeRangeBounds(ctx, range, grade, i, rangePath);
+      else checkRangeBounds(ctx, range, i, rangePath);
     }
-    // A grade the schema refused (negative, fractional, past int32) cannot place its model among the others.
-    if (typeof m.grade === 'number' && Number.isInteger(m.grade) && m.grade >= 0 && m.grade <= INT32_MAX) parsed.push({ grade: m.grade, i, ranges, complete });
+    if (grade !== undefined) parsed.push({ grade, i, ranges, complete });
   }
   // Without every grade the order of the models is unknown; the neighbours of a missing one would be blamed for a gap.
   const allGraded = parsed.length === items.length;

@@ -105,10 +105,67 @@ describe('Cluster', () => {
     { name: 'gap between grades', edit: (o) => (o.spec.resourceModels[1].ranges[1].min = '5Gi'), want: [Invalid('spec.resourceModels[1].ranges[1].min')] },
     { name: 'equal by value, different spelling', edit: (o) => (o.spec.resourceModels[2].ranges[0].min = '2000m'), want: [] },
     { name: 'first grade min need not be 0', edit: (o) => (o.spec.resourceModels[0].ranges[0].min = '100m'), want: [] },
-    { name: 'negative min', edit: (o) => (o.spec.resourceModels[0].ranges[0].min = '-1'), want: [Invalid('spec.resourceModels[0].ranges[0].min')] },
+    // The first grade's min acts as zero whatever it says (spec rule 2): its max is compared with 0.
+    { name: 'first grade min may be negative: it acts as zero', edit: (o) => (o.spec.resourceModels[0].ranges[0].min = '-1'), want: [] },
+    { name: 'first grade min above its max: it acts as zero', edit: (o) => (o.spec.resourceModels[0].ranges[0].min = '5'), want: [] },
+    {
+      name: 'first grade max of 0 is not above its min, which acts as zero',
+      edit: (o) => { o.spec.resourceModels[0].ranges[0].min = '-1'; o.spec.resourceModels[0].ranges[0].max = '0'; o.spec.resourceModels[1].ranges[0].min = '0'; },
+      want: [Invalid('spec.resourceModels[0].ranges[0].max')],
+    },
+    {
+      name: 'the grade after the first meets its max, not its min',
+      edit: (o) => { o.spec.resourceModels[0].ranges[1].min = '5Gi'; o.spec.resourceModels[1].ranges[1].min = '5Gi'; },
+      want: [Invalid('spec.resourceModels[1].ranges[1].min')],
+    },
+    { name: 'a single grade is first and last: its min acts as zero', edit: (o) => (o.spec.resourceModels = [{ grade: 0, ranges: [{ name: 'cpu', min: '5', max: '2' }] }]), want: [] },
+    { name: 'a single grade still needs a max above zero', edit: (o) => (o.spec.resourceModels = [{ grade: 0, ranges: [{ name: 'cpu', min: '5', max: '0' }] }]), want: [Invalid('spec.resourceModels[0].ranges[0].max')] },
+    { name: 'a single grade with a negative max', edit: (o) => (o.spec.resourceModels = [{ grade: 0, ranges: [{ name: 'cpu', min: '-5', max: '-1' }] }]), want: [Invalid('spec.resourceModels[0].ranges[0].max')] },
+    { name: 'first grade listed last: its min still acts as zero', edit: (o) => { o.spec.resourceModels.reverse(); o.spec.resourceModels[2].ranges[0].min = '-1'; }, want: [] },
+    { name: 'the model listed first is not the first grade: its min is its own', edit: (o) => { o.spec.resourceModels.reverse(); o.spec.resourceModels[0].ranges[0].max = '1'; }, want: [Invalid('spec.resourceModels[0].ranges[0].max')] },
+    {
+      name: 'later grades keep their own min: a negative one is refused',
+      edit: (o) => { o.spec.resourceModels[0].ranges[0].max = '-1'; o.spec.resourceModels[1].ranges[0].min = '-1'; },
+      want: [Invalid('spec.resourceModels[0].ranges[0].max'), Invalid('spec.resourceModels[1].ranges[0].min')],
+    },
+    {
+      name: 'a repeated first grade: the min of each of its models acts as zero',
+      edit: (o) => o.spec.resourceModels.push({ grade: 0, ranges: [{ name: 'cpu', min: '5', max: '1' }, { name: 'memory', min: '-1', max: '4Gi' }] }),
+      want: [Duplicate('spec.resourceModels[3].grade')],
+    },
+    {
+      name: 'a repeated later grade keeps its own min',
+      edit: (o) => o.spec.resourceModels.push({ grade: 1, ranges: [{ name: 'cpu', min: '-1', max: '2' }, { name: 'memory', min: '4Gi', max: '16Gi' }] }),
+      want: [Duplicate('spec.resourceModels[3].grade'), Invalid('spec.resourceModels[3].ranges[0].min')],
+    },
+    // A model whose grade the schema refuses cannot be placed: whether its min acts as zero is unknown, so its bounds wait for the grade.
+    {
+      name: 'a model without a grade may be the first: its min is not blamed',
+      edit: (o) => { delete o.spec.resourceModels[0].grade; o.spec.resourceModels[0].ranges[0].min = '-1'; },
+      want: [Required('spec.resourceModels[0].grade')],
+    },
+    {
+      name: 'a model above a known lower grade is not the first, even when another grade is missing',
+      edit: (o) => { delete o.spec.resourceModels[1].grade; o.spec.resourceModels[2].ranges[0].max = '1'; },
+      want: [Required('spec.resourceModels[1].grade'), Invalid('spec.resourceModels[2].ranges[0].max')],
+    },
     { name: 'unsorted grades still contiguous', edit: (o) => o.spec.resourceModels.reverse(), want: [] },
     { name: 'duplicate grade', edit: (o) => (o.spec.resourceModels[2].grade = 1), want: [Duplicate('spec.resourceModels[2].grade')] },
-    { name: 'negative grade', edit: (o) => (o.spec.resourceModels[0].grade = -1), want: [Invalid('spec.resourceModels[0].grade')] },
+    // grade is an int32 (the spec); Karmada's uint refuses negative ones.
+    { name: 'negative grade', edit: (o) => (o.spec.resourceModels[0].grade = -1), want: [] },
+    { name: 'grades -1, 0, 1: -1 is the first grade, its min acts as zero', edit: (o) => { o.spec.resourceModels.forEach((m: any, i: number) => (m.grade = i - 1)); o.spec.resourceModels[0].ranges[0].min = '-3'; }, want: [] },
+    { name: 'negative grades listed in reverse', edit: (o) => o.spec.resourceModels.reverse().forEach((m: any, i: number) => (m.grade = 1 - i)), want: [] },
+    { name: 'grade of the smallest int32', edit: (o) => (o.spec.resourceModels[0].grade = -2147483648), want: [] },
+    {
+      name: 'a negative grade sorts first',
+      edit: (o) => (o.spec.resourceModels[2].grade = -1),
+      want: [Invalid('spec.resourceModels[0].ranges[0].min'), Invalid('spec.resourceModels[0].ranges[1].min')],
+    },
+    {
+      name: 'grade 0 after negative grades is not the first: its min is its own',
+      edit: (o) => { o.spec.resourceModels.forEach((m: any, i: number) => (m.grade = i - 2)); o.spec.resourceModels[2].ranges[0].max = '1'; },
+      want: [Invalid('spec.resourceModels[2].ranges[0].max')],
+    },
     { name: 'grade missing: its neighbours are not blamed for a gap', edit: (o) => delete o.spec.resourceModels[1].grade, want: [Required('spec.resourceModels[1].grade')] },
     { name: 'grade not an integer: one cause', edit: (o) => (o.spec.resourceModels[1].grade = '1'), want: [Invalid('spec.resourceModels[1].grade')] },
     { name: 'grades need not start at 0 or be consecutive', edit: (o) => o.spec.resourceModels.forEach((m: any, i: number) => (m.grade = 3 + 2 * i)), want: [] },
@@ -122,7 +179,8 @@ describe('Cluster', () => {
     { name: 'range without max', edit: (o) => delete o.spec.resourceModels[0].ranges[0].max, want: [Required('spec.resourceModels[0].ranges[0].max')] },
     { name: 'range without min', edit: (o) => delete o.spec.resourceModels[0].ranges[0].min, want: [Required('spec.resourceModels[0].ranges[0].min')] },
     // A grade the schema refuses is not also blamed for the intervals it would break.
-    { name: 'negative grade, reported once', edit: (o) => (o.spec.resourceModels[1].grade = -7), want: [Invalid('spec.resourceModels[1].grade')] },
+    { name: 'grade below int32, reported once', edit: (o) => (o.spec.resourceModels[1].grade = -2147483649), want: [Invalid('spec.resourceModels[1].grade')] },
+    { name: 'negative fractional grade, reported once', edit: (o) => (o.spec.resourceModels[1].grade = -0.5), want: [Invalid('spec.resourceModels[1].grade')] },
     { name: 'fractional grade, reported once', edit: (o) => (o.spec.resourceModels[1].grade = 1.5), want: [Invalid('spec.resourceModels[1].grade')] },
     { name: 'fractional grade out of order, reported once', edit: (o) => (o.spec.resourceModels[1].grade = 5.5), want: [Invalid('spec.resourceModels[1].grade')] },
     { name: 'grade past int32, reported once', edit: (o) => (o.spec.resourceModels[1].grade = 2147483648), want: [Invalid('spec.resourceModels[1].grade')] },
@@ -184,6 +242,12 @@ describe('Cluster', () => {
     { name: 'allocatable not a quantity', edit: (o) => (o.status.resourceSummary.allocatable.cpu = 'lots'), want: [Invalid('status.resourceSummary.allocatable[cpu]')] },
     { name: 'modeling without count', edit: (o) => delete o.status.resourceSummary.allocatableModelings[0].count, want: [Required('status.resourceSummary.allocatableModelings[0].count')] },
     { name: 'modeling without grade', edit: (o) => delete o.status.resourceSummary.allocatableModelings[0].grade, want: [Required('status.resourceSummary.allocatableModelings[0].grade')] },
+    { name: 'modeling of a negative grade', edit: (o) => (o.status.resourceSummary.allocatableModelings[0].grade = -1), want: [] },
+    { name: 'modeling of the smallest int32 grade', edit: (o) => (o.status.resourceSummary.allocatableModelings[0].grade = -2147483648), want: [] },
+    { name: 'modeling grade below int32', edit: (o) => (o.status.resourceSummary.allocatableModelings[0].grade = -2147483649), want: [Invalid('status.resourceSummary.allocatableModelings[0].grade')] },
+    { name: 'modeling grade past int32', edit: (o) => (o.status.resourceSummary.allocatableModelings[0].grade = 2147483648), want: [Invalid('status.resourceSummary.allocatableModelings[0].grade')] },
+    { name: 'modeling grade not an integer', edit: (o) => (o.status.resourceSummary.allocatableModelings[0].grade = -1.5), want: [Invalid('status.resourceSummary.allocatableModelings[0].grade')] },
+    { name: 'modeling negative count', edit: (o) => (o.status.resourceSummary.allocatableModelings[0].count = -1), want: [Invalid('status.resourceSummary.allocatableModelings[0].count')] },
     { name: 'nodeSummary not int32', edit: (o) => (o.status.nodeSummary.totalNum = 1.5), want: [Invalid('status.nodeSummary.totalNum')] },
   ];
 
@@ -255,10 +319,16 @@ describe('Cluster', () => {
       message: 'Forbidden: may not be set together with spec.zones; zone is deprecated, use zones only',
     },
     {
-      name: 'negative min',
-      edit: (o) => (o.spec.resourceModels[0].ranges[0].min = '-1'),
-      field: 'spec.resourceModels[0].ranges[0].min',
-      message: 'Invalid value: "-1": must be greater than or equal to 0',
+      name: 'first grade max not above zero',
+      edit: (o) => (o.spec.resourceModels = [{ grade: 0, ranges: [{ name: 'cpu', min: '5', max: '0' }] }]),
+      field: 'spec.resourceModels[0].ranges[0].max',
+      message: 'Invalid value: "0": must be greater than 0: the min of the first grade (grade 0) acts as zero, and ranges are half-open [min, max)',
+    },
+    {
+      name: 'first grade max not above zero, a negative grade',
+      edit: (o) => (o.spec.resourceModels = [{ grade: -3, ranges: [{ name: 'memory', min: '1Gi', max: '-1Gi' }] }]),
+      field: 'spec.resourceModels[0].ranges[0].max',
+      message: 'Invalid value: "-1Gi": must be greater than 0: the min of the first grade (grade -3) acts as zero, and ranges are half-open [min, max)',
     },
     {
       name: 'max below min',
@@ -293,6 +363,15 @@ describe('Cluster', () => {
   it.each(messages)('says why: $name', ({ edit, field, message }) => {
     const result = validate(changed(cluster, edit));
     expect(result.causes.map((c) => [c.field, c.message])).toEqual([[field, message]]);
+  });
+
+  it('says why: negative min in a later grade', () => {
+    // A later grade's min is the max of the grade before, so a negative one always breaks a range there too.
+    const result = validate(changed(cluster, (o) => { o.spec.resourceModels[0].ranges[0].max = '-1'; o.spec.resourceModels[1].ranges[0].min = '-1'; }));
+    expect(result.causes.map((c) => [c.field, c.message])).toEqual([
+      ['spec.resourceModels[0].ranges[0].max', 'Invalid value: "-1": must be greater than 0: the min of the first grade (grade 0) acts as zero, and ranges are half-open [min, max)'],
+      ['spec.resourceModels[1].ranges[0].min', 'Invalid value: "-1": must be greater than or equal to 0'],
+    ]);
   });
 
   it('warns when the cluster id changes on UPDATE and checks immutable metadata', () => {
