@@ -128,6 +128,10 @@ function decode(input: unknown, options: ReviewOptions): Decoded | { error: stri
   if (typeof group === 'string' && group !== apiGroup(rules, groupDomain)) {
     return { error: `group ${shown(group)} is not served: ${rules.kind} is served in group ${apiGroup(rules, groupDomain)}` };
   }
+  // The kind's rules would judge an object of another kind, and blame it for what it is not.
+  if (requestKind !== undefined && object.kind !== requestKind) {
+    return { error: `request.object has kind ${shown(object.kind)}, but request.kind names ${requestKind}` };
+  }
   // Both sides alike, or the immutability check would see the namespace change.
   const oldObject = isRecord(request.oldObject) ? withRequestNamespace(request.oldObject, rules, req) : undefined;
   return { request: req, operation, rules, object: withRequestNamespace(object, rules, req), oldObject };

@@ -198,6 +198,17 @@ describe('review() on input it cannot use', () => {
     expect(sync(review(admissionReview(cluster), { mode: 'validate', kind: 'Cluster' })).response?.allowed).toBe(true);
   });
 
+  it('answers 400 when the object is not of the kind the request names', () => {
+    const remedyKind = { group: 'remedy.karmada.io', version: 'v1alpha1', kind: 'Remedy' };
+    const status = (object: unknown) => sync(review(admissionReview(object, { kind: remedyKind }), { mode: 'validate' })).response?.status;
+    expect(status(cluster)).toEqual({ code: 400, message: 'request.object has kind "Cluster", but request.kind names Remedy' });
+    expect(status({ metadata: { name: 'm1' } })).toEqual({ code: 400, message: 'request.object has kind null, but request.kind names Remedy' });
+    expect(sync(review(admissionReview({ ...cluster, kind: 'Remedy' }), { mode: 'validate' })).response?.status).toEqual({
+      code: 400,
+      message: 'request.object has kind "Remedy", but request.kind names Cluster',
+    });
+  });
+
   it('describes, not prints, a value that is no name where a name belongs', () => {
     const input = admissionReview({ ...cluster, kind: { secret: 'x'.repeat(100_000) } }, { kind: undefined });
     const message = sync(review(input, { mode: 'validate' })).response?.status?.message ?? '';
