@@ -73,7 +73,10 @@ export function validate(object: unknown, options: ValidateOptions = NO_OPTIONS)
   // Judged as the API server would: without them (rare, so the whole pass is simply run again).
   if (schema.nulls.length) return validate(withoutFields(object, schema.nulls), options);
   const schemaCauses = statusOnly ? schema.causes.filter((c) => inStatusWrite(c.field)) : schema.causes;
-  for (const cause of schemaCauses) ctx.causes.push(cause);
+  for (const cause of schemaCauses) {
+    // No metadata at all is reported as Kubernetes reports it, by the name it lacks (checkMetadata).
+    if (!(cause.field === 'metadata' && object.metadata === undefined)) ctx.causes.push(cause);
+  }
   for (const cause of statusOnly ? schema.kept.filter((c) => inStatusWrite(c.field)) : schema.kept) {
     ctx.warnings.push(keptWarning(cause));
   }

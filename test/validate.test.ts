@@ -40,6 +40,13 @@ describe('validate', () => {
     expect(causes.map((c) => c.message)).toEqual(['Unsupported value: "cluster.karmada.io/v1": supported values: "cluster.karmada.io/v1alpha1"']);
   });
 
+  it('names a missing metadata once, by the name it lacks, as Kubernetes does', () => {
+    const result = validate(changed(cluster, (o) => delete o.metadata));
+    expect(result.causes.map((c) => c.message)).toEqual(['Required value: name or generateName is required']);
+    expectCauses(changed(cluster, (o) => delete o.metadata), [Required('metadata.name')]);
+    expectCauses(changed(cluster, (o) => (o.metadata = 5)), [Invalid('metadata')]);
+  });
+
   it('says so when an UPDATE comes without the stored object, whose rules it then cannot apply', () => {
     const renamed = changed(cluster, (o) => (o.metadata.name = 'renamed'));
     for (const oldObject of [undefined, null, 'cluster']) {
