@@ -58,15 +58,54 @@ const LENIENT_ESCAPE = /^\[\d+:\d+\] (invalid escape sequence|hexadecimal digit 
 /** Escapes mended one at a time, each a re-parse; past this many, the script gets the first escape error. */
 const MAX_MENDED_ESCAPES = 16;
 
+/** Places where separators repeat in a table constructor are mended at most this many times; past that, the error stands. */
+const MAX_MENDED_SEPARATORS = 16;
+const SEPARATOR_EXPECTED_CLOSE = /^\[\d+:\d+\] '}' expected near '[,;]'$/;
+const SPACE = /[ \t\r\n\f\v]/;
+const SEPARATOR = /[,;]/;
+
 /**
- * The script's syntax tree as gopher-lua reads it: Lua 5.1 plus `goto`. luaparse's 5.2 mode
+ * The script's syntax tree as gopher-lua reads it. Its grammar also lets a table constructor's
+ * separators repeat once a field has come (`{1,,2}`, `{1;;}`, `{a = 1,;}`), where luaparse
+ * wants a field or `}`: each run of repeated separators is blanked out (positions hold) and the
+ * script read again. Only white space may stand between two separators; a comment there is left
+ * an error (gopher-lua would take it), and so is a separator before the first field (`{,}`), as
+ * in gopher-lua.
+ */
+function parseAsGopherLua(script: string, detailed = false): DetailedChunk {
+  let mended = script;
+  for (let i = 0; ; i++) {
+    try {
+      return parseReadingEscapes(mended, detailed);
+    } catch (err) {
+      const at = i < MAX_MENDED_SEPARATORS ? repeatedSeparatorAt(mended, err as LuaSyntaxError) : undefined;
+      if (at === undefined) throw err;
+      // The whole run at once (`{1,,,,2}`): one more reading per place, not per separator.
+      let end = at;
+      while (end < mended.length && (SEPARATOR.test(mended[end]!) || SPACE.test(mended[end]!))) end++;
+      mended = `${mended.slice(0, at)}${mended.slice(at, end).replace(/[,;]/g, ' ')}${mended.slice(end)}`;
+    }
+  }
+}
+
+/** Where luaparse stopped at a separator that follows another separator, if that is why it stopped. */
+function repeatedSeparatorAt(script: string, err: LuaSyntaxError): number | undefined {
+  if (err.index === undefined || !SEPARATOR_EXPECTED_CLOSE.test(err.message)) return undefined;
+  let before = err.index - 1;
+  while (before >= 0 && SPACE.test(script[before]!)) before--;
+  return before >= 0 && SEPARATOR.test(script[before]!) ? err.index : undefined;
+}
+
+/**
+ * The syntax tree as gopher-lua reads it, but for repeated table separators: Lua 5.1 plus
+ * `goto`. luaparse's 5.2 mode
  * has `goto` but rejects escapes that 5.2 made errors (`"\."`, `"\d"`, `"\xZZ"`), which
  * gopher-lua keeps as the plain character. A script 5.2 rejects for that is read by 5.1 mode;
  * one that also uses `goto` is read by 5.2 with each such backslash blanked out (the same
  * length, so positions hold). A script read neither way gets the first error that is not
  * about such an escape.
  */
-function parseAsGopherLua(script: string, detailed = false): DetailedChunk {
+function parseReadingEscapes(script: string, detailed: boolean): DetailedChunk {
   try {
     return parse(script, '5.2', detailed);
   } catch (err) {

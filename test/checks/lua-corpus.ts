@@ -2,7 +2,8 @@
  * Lua snippets where gopher-lua and luaparse's 5.2 mode may part: numbers, `break` placement,
  * whitespace between tokens, comment openers, `(` after `)` across lines; ordinary statements
  * around them; and seeded random mixes. Each snippet goes inside a function body, so that
- * parsing is the only question; last come first lines before a function (a `#!` line). Deterministic.
+ * parsing is the only question; last come first lines before a function (a `#!` line) and
+ * table constructors with repeated separators. Deterministic.
  *
  * Left out, because Debian's gopher-lua (2017) differs there from the one Karmada runs: `goto`
  * and labels (added since), escapes other than Lua 5.1's (now read as the plain character) and
@@ -23,6 +24,8 @@ const CALL_LAYOUTS = [
   'f()[1]\n(g)', 'f"s"\n(g)', 't{}\n(g)', '(f)\n(g)', 'f()\n--[[c]]\n(g)()', 'f() --[[c\n]] (g)()', 'f() --[[c\n]]\n(g)()', 'f(\n)\n(g)',
   'f()\n("s")', 'f()\n(function() end)()',
 ];
+/** Table constructors: gopher-lua's grammar lets separators repeat after the first field (`{1,,2}`). */
+const TABLES = ['{1,,2}', '{1;;}', '{1,2,;}', '{1,,,2}', '{1,\n  ,2}', '{a = 1,, b = 2}', '{[1] = 2;,}', '{{1,,2},,}', '{1,,}', '{,}', '{,1}', '{;}', '{1 2}', '{1,, ,}'];
 const OPENINGS = ['#!/usr/bin/lua', '#!', '#! lua', '# comment', '#', '\n#!/usr/bin/lua', ' #!/usr/bin/lua', '--#!/usr/bin/lua', '-- plain'];
 const STATEMENTS = [
   'local x = 1', 'x = "a" .. "b"', 'local t = { a = 1, [2] = "b"; 3 }', 'if a then b() elseif c then d() else e() end',
@@ -61,5 +64,6 @@ export function luaCorpus(): string[] {
   }
   const scripts = [...snippets].map((snippet) => `function Retain(desiredObj, observedObj)\n${snippet}\nreturn desiredObj\nend`);
   // First lines luaparse skips (a shebang, as the lua command skips it in a file) but gopher-lua's LoadString does not.
-  return [...scripts, ...OPENINGS.map((opening) => `${opening}\nfunction Retain(desiredObj, observedObj) return #desiredObj end`)];
+  const tables = TABLES.map((table) => `function Retain(desiredObj, observedObj)\nlocal t = ${table}\nreturn desiredObj\nend`);
+  return [...scripts, ...OPENINGS.map((opening) => `${opening}\nfunction Retain(desiredObj, observedObj) return #desiredObj end`), ...tables];
 }

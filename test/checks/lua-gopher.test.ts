@@ -24,9 +24,9 @@ function gopherVerdicts(scripts: readonly string[]): (string | undefined)[] {
 
 /**
  * gopher-lua loads these, though they are no Lua (5.1 or any other): its number scanner takes a
- * dangling exponent (`1e`, `1.5e+`), and its table grammar repeated separators (`{1,,2}`).
+ * dangling exponent (`1e`, `1.5e+`), whose value is then NaN.
  */
-const NOT_LUA = [/\d[eE][+-]?(?!\d)/, /[,;]\s*[,;]\s*[^;]*}/];
+const NOT_LUA = [/\d[eE][+-]?(?!\d)/];
 
 /**
  * Debian's snapshot (2017-09-15) keeps its "ambiguous syntax" flag once raised; the gopher-lua

@@ -63,6 +63,21 @@ describe('luaScriptError', () => {
   ];
   it.each(gopherAlso)('accepts, as gopher-lua does, %s', (_name, lines) => expect(luaScriptError(body(lines), retain)).toBeUndefined());
 
+  it('takes a table constructor\'s separators repeated after a field, as gopher-lua\'s grammar does', () => {
+    for (const table of ['{1,,2}', '{1;;}', '{1,2,;}', '{a = 1,, b = 2}', '{1,\n  ,2}', '{{1,,2},,}', '{1,,,,,,,,,,,,,,,,,,,,2}']) {
+      expect(luaScriptError(body(`local t = ${table}`), retain)).toBeUndefined();
+    }
+    // Before the first field, between call arguments, or without a separator at all, it is no table gopher-lua reads either.
+    expect(luaScriptError(body('local t = {,}'), retain)).toBe("Lua syntax error at line 2, column 12: '}' expected near ','");
+    for (const wrong of ['local t = {;}', 'local t = {,1}', 'f(1,,2)', 'local t = {1 2}', 'local a,, b = 1']) {
+      expect(luaScriptError(body(wrong), retain)).toMatch(/^Lua syntax error at line 2, /);
+    }
+    // Each place costs a second reading of the script, so the places are bounded: past 16, the error stands.
+    const tables = (n: number) => body(Array.from({ length: n }, (_, i) => `local t${i} = {1,,2}`).join('\n'));
+    expect(luaScriptError(tables(16), retain)).toBeUndefined();
+    expect(luaScriptError(tables(17), retain)).toBe("Lua syntax error at line 18, column 16: '}' expected near ','");
+  });
+
   it('refuses a #! first line, which gopher-lua does not skip in a script loaded from a string', () => {
     const shebang = "Lua syntax error at line 1, column 1: unexpected symbol '#' (a script loaded from a string, as Karmada loads it, may not start with a '#!' line)";
     expect(luaScriptError('#!/usr/bin/lua\nfunction Retain(desiredObj, observedObj) return desiredObj end', retain)).toBe(shebang);
