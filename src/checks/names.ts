@@ -241,6 +241,10 @@ function camelCaseProblem(value: string): string | undefined {
 export function groupVersion(value: string): string | undefined {
   // `version` or `group/version`, no part empty; read without splitting, as every apiVersion passes here.
   const slash = value.indexOf('/');
-  const wellFormed = slash < 0 ? value.length > 0 : slash > 0 && slash < value.length - 1 && value.indexOf('/', slash + 1) < 0;
-  return wellFormed ? undefined : `unexpected GroupVersion string: ${value}`;
+  if (slash < 0) return value.length > 0 ? undefined : 'must not be empty';
+  // Go's ParseGroupVersion refuses only a second slash; an empty part it takes, though it names no version.
+  if (value.indexOf('/', slash + 1) >= 0) return `unexpected GroupVersion string: ${value}`;
+  if (slash === value.length - 1) return "the version after '/' must not be empty (e.g. 'apps/v1', or 'v1' for the core group)";
+  if (slash === 0) return "the group before '/' must not be empty: write 'v1' for the core group";
+  return undefined;
 }

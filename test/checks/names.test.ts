@@ -140,5 +140,10 @@ describe('camelCase (condition reasons)', () => {
 
 describe('groupVersion', () => {
   table(names.groupVersion, ['v1', 'apps/v1', 'rbac.authorization.k8s.io/v1'], ['apps/v1/beta', '/v1', 'apps/', '']);
-  it('uses the ParseGroupVersion wording', () => expect(names.groupVersion('a/b/c')).toBe('unexpected GroupVersion string: a/b/c'));
+  it('uses the ParseGroupVersion wording for more than one slash, which Go refuses', () => expect(names.groupVersion('a/b/c')).toBe('unexpected GroupVersion string: a/b/c'));
+  it('says which part is empty in its own words: Go takes these, they name no version', () => {
+    expect(names.groupVersion('apps/')).toBe("the version after '/' must not be empty (e.g. 'apps/v1', or 'v1' for the core group)");
+    expect(names.groupVersion('/v1')).toBe("the group before '/' must not be empty: write 'v1' for the core group");
+    expect(names.groupVersion('/')).toBe("the version after '/' must not be empty (e.g. 'apps/v1', or 'v1' for the core group)");
+  });
 });
