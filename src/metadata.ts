@@ -13,7 +13,8 @@ const TOTAL_ANNOTATION_SIZE_LIMIT = 256 * 1024;
 export function checkMetadata(rules: KindRules, metadata: unknown, ctx: RuleContext): void {
   const path = 'metadata';
   if (!isRecord(metadata)) {
-    if (metadata === undefined) ctx.causes.push(required(child(path, 'name'), 'name or generateName is required'));
+    // None at all (or null, which Go decodes as none): the name is what it lacks.
+    if (metadata === undefined || metadata === null) ctx.causes.push(required(child(path, 'name'), 'name or generateName is required'));
     return;
   }
   const nameError = rules.nameError ?? dns1123Subdomain;

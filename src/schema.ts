@@ -256,11 +256,12 @@ function toCauses(rootSchema: object, data: unknown, errors: ErrorObject[], stor
       continue;
     }
     const value = valueAt(data, walk);
-    if (stored !== undefined && isDeepStrictEqual(value, valueAt(stored, walk))) keptPaths.add(path);
+    // `field:` with no value is null in YAML: for a required field that is a missing value, never kept.
+    const missing = e.keyword === 'type' && value === null && isRequiredProperty(rootSchema, e.instancePath);
+    if (stored !== undefined && !missing && isDeepStrictEqual(value, valueAt(stored, walk))) keptPaths.add(path);
     switch (e.keyword) {
       case 'type':
-        // `field:` with no value is null in YAML: for a required field that is a missing value.
-        if (value === null && isRequiredProperty(rootSchema, e.instancePath)) {
+        if (missing) {
           // A list that must not be empty says so, as for `[]`.
           const at = walk.schema as { minItems?: number } | undefined;
           all.push((at?.minItems ?? 0) >= 1 ? required(path, 'must have at least one item') : required(path));
@@ -324,6 +325,9 @@ function toCauses(rootSchema: object, data: unknown, errors: ErrorObject[], stor
   return { causes: causes.filter((c) => !keptPaths.has(c.field)), unknownFields, kept: causes.filter((c) => keptPaths.has(c.field)), nulls };
 }
 
+const isObjectMetaMapValue = (place: readonly string[]): boolean =>
+  place.length === 3 && place[0] === 'metadata' && (place[1] === 'labels' || place[1] === 'annotations');
+
 /** Whether the place a walk describes is a field of an object (a property or a map's value), not a list's item or the root. */
 function isFieldOfObject(root: unknown, walk: Walk): boolean {
   if (walk.segments.length === 0) return false;
@@ -333,10 +337,12 @@ function isFieldOfObject(root: unknown, walk: Walk): boolean {
 }
 
 /**
- * A copy of `object` without the fields at `places` (keys from the root, as SchemaResult.nulls
- * gives them). Only the objects on the way to a removed field are copied; the rest is shared.
+ * A copy of `object` with the nulls at `places` (keys from the root, as SchemaResult.nulls gives
+ * them) read as the API server reads them: removed, but for a label's or an annotation's value,
+ * which ObjectMeta's Go decoding reads as '' (so its key is still judged). Only the objects on
+ * the way to a null are copied; the rest is shared.
  */
-export function withoutFields(object: Record<string, unknown>, places: readonly (readonly string[])[]): Record<string, unknown> {
+export function readNulls(object: Record<string, unknown>, places: readonly (readonly string[])[]): Record<string, unknown> {
   const copies = new Map<object, Record<string, unknown>>();
   const copyOf = (node: object): Record<string, unknown> => {
     let copy = copies.get(node);
@@ -351,7 +357,9 @@ export function withoutFields(object: Record<string, unknown>, places: readonly 
       original = original[key] as Record<string, unknown>;
       copy = copy[key] = copyOf(original);
     }
-    delete copy[place[place.length - 1]!];
+    const key = place[place.length - 1]!;
+    if (isObjectMetaMapValue(place)) copy[key] = '';
+    else delete copy[key];
   }
   return root;
 }

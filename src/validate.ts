@@ -4,7 +4,7 @@
  * rules through the injected lookups.
  */
 import { invalid, keptWarning, notSupported, type Cause } from './field.js';
-import { checkSchema, kindValidator, unknownFieldCause, withoutFields } from './schema.js';
+import { checkSchema, kindValidator, readNulls, unknownFieldCause, type SchemaResult } from './schema.js';
 import { checkMetadata, checkMetadataUpdate } from './metadata.js';
 import { DEFAULT_GROUP_DOMAIN, apiVersion, rulesFor, supportedKinds } from '../rules/index.js';
 import { storedObject, type KindRules, type Lookups, type MaybePromise, type Operation, type RuleContext, type RuleOptions } from './rule.js';
@@ -39,6 +39,11 @@ export interface ValidationResult {
 export function validate(object: unknown, options?: ValidateOptions & { lookups?: undefined }): ValidationResult;
 export function validate(object: unknown, options?: ValidateOptions): MaybePromise<ValidationResult>;
 export function validate(object: unknown, options: ValidateOptions = NO_OPTIONS): MaybePromise<ValidationResult> {
+  return judge(object, options, true);
+}
+
+/** validate(), on its first reading of the object or on the one after nulls were read (see withNullsRead). */
+function judge(object: unknown, options: ValidateOptions, firstReading: boolean): MaybePromise<ValidationResult> {
   const operation = options.operation ?? 'CREATE';
   const ctx: RuleContext = {
     operation,
@@ -70,12 +75,14 @@ export function validate(object: unknown, options: ValidateOptions = NO_OPTIONS)
   const stored = storedObject(ctx);
   if (operation === 'UPDATE' && !stored) ctx.warnings.push(UPDATE_NOT_CHECKED);
   const schema = checkSchema(rules.schema, object, kindValidator(rules), stored);
-  // Judged as the API server would: without them (rare, so the whole pass is simply run again).
-  if (schema.nulls.length) return validate(withoutFields(object, schema.nulls), options);
+  if (firstReading) {
+    const reread = withNullsRead(rules, object, schema.nulls, stored, options);
+    if (reread) return judge(reread.object, reread.options, false);
+  }
   const schemaCauses = statusOnly ? schema.causes.filter((c) => inStatusWrite(c.field)) : schema.causes;
   for (const cause of schemaCauses) {
     // No metadata at all is reported as Kubernetes reports it, by the name it lacks (checkMetadata).
-    if (!(cause.field === 'metadata' && object.metadata === undefined)) ctx.causes.push(cause);
+    if (!(cause.field === 'metadata' && object.metadata == null)) ctx.causes.push(cause);
   }
   for (const cause of statusOnly ? schema.kept.filter((c) => inStatusWrite(c.field)) : schema.kept) {
     ctx.warnings.push(keptWarning(cause));
@@ -104,6 +111,39 @@ export function validate(object: unknown, options: ValidateOptions = NO_OPTIONS)
 }
 
 const NO_OPTIONS: ValidateOptions = Object.freeze({});
+
+/**
+ * The object, and the stored one, as the API server reads the nulls the schema pass found in
+ * them (see SchemaResult.nulls), or undefined when there are none. Rare, so the whole pass is
+ * simply run again on what this gives, once.
+ */
+function withNullsRead(
+  rules: KindRules,
+  object: Record<string, unknown>,
+  objectNulls: SchemaResult['nulls'],
+  stored: Record<string, unknown> | undefined,
+  options: ValidateOptions,
+): { object: Record<string, unknown>; options: ValidateOptions } | undefined {
+  // A stored object from the API server holds no such null; one from a test file may.
+  const storedNulls = stored && holdsNull(stored) ? checkSchema(rules.schema, stored, kindValidator(rules)).nulls : [];
+  if (objectNulls.length === 0 && storedNulls.length === 0) return undefined;
+  return {
+    object: objectNulls.length ? readNulls(object, objectNulls) : object,
+    options: storedNulls.length ? { ...options, oldObject: readNulls(stored!, storedNulls) } : options,
+  };
+}
+
+/** Whether a null is anywhere in a JSON value. */
+function holdsNull(value: unknown): boolean {
+  const pending: unknown[] = [value];
+  while (pending.length) {
+    const node = pending.pop();
+    if (node === null) return true;
+    if (typeof node !== 'object') continue;
+    for (const key in node) pending.push((node as Record<string, unknown>)[key]);
+  }
+  return false;
+}
 
 const UPDATE_NOT_CHECKED = 'update rules (immutable fields) not checked: no oldObject (the stored object) was given';
 
@@ -163,13 +203,13 @@ const sectionOf = (field: string): string => {
 const SECTION_RANK = new Map(['', 'apiVersion', 'kind', 'metadata', 'spec'].map((section, rank) => [section, rank]));
 const sectionRank = (field: string): number => SECTION_RANK.get(sectionOf(field)) ?? SECTION_RANK.size;
 
-/** Sections every write is judged on whatever it leaves as stored (status has its own rule: see runRules). */
-const ALWAYS_JUDGED = new Set(['', 'apiVersion', 'kind', 'metadata', 'status']);
+/** Sections every write is judged on, whatever it leaves as stored. */
+const ALWAYS_JUDGED = new Set(['', 'apiVersion', 'kind', 'metadata']);
 
 /**
- * An UPDATE that leaves a section (spec, or an interpreter webhook configuration's webhooks)
- * exactly as stored is not refused for what that section holds: each such cause becomes a
- * warning. A controller removing its finalizer, or adding a label, must not be stopped by a rule
+ * An UPDATE that leaves a section (spec, status, or an interpreter webhook configuration's
+ * webhooks) exactly as stored is not refused for what that section holds: each such cause
+ * becomes a warning. A controller removing its finalizer, or adding a label, must not be stopped by a rule
  * the stored object predates (Karmada stored it under rules looser than fleetgate's). Judged per
  * section, not per value: a rule that relates values (a duplicate, a sum) may blame one the write
  * left alone for a change elsewhere in the section.

@@ -84,6 +84,40 @@ describe('a field written as null', () => {
     expectCauses(changed(cluster, (o) => { o.spec.zones = null; o.spec.syncMode = 'Both'; }), [expect.objectContaining({ field: 'spec.syncMode' })]);
   });
 
+  it('in a label or annotation is the empty string, as ObjectMeta decodes it: the key is still judged', () => {
+    expectCauses(changed(mcs, (o) => (o.metadata.labels = { 'Bad Key!': null })), [Invalid('metadata.labels')]);
+    expectCauses(changed(mcs, (o) => (o.metadata.annotations = { 'Bad Key!': null })), [Invalid('metadata.annotations')]);
+  });
+
+  it('as the whole metadata is no metadata: the name it lacks is named', () => {
+    expectCauses(changed(mcs, (o) => (o.metadata = null)), [Required('metadata.name')]);
+  });
+
+  it('in the stored object is read the same way', () => {
+    const portTwice = (o: any) => o.spec.ports.push({ ...o.spec.ports[0] });
+    const stored = changed(mcs, (o) => { portTwice(o); o.spec.range = null; });
+    const relabelled = changed(stored, (o) => (o.metadata.labels = { team: 'mesh' }));
+    const result = validate(relabelled, { operation: 'UPDATE', oldObject: stored });
+    expect(result.causes).toEqual([]);
+    expect(result.warnings).toEqual([expect.stringMatching(/^spec\.ports\[\d\]\.name: Duplicate value: .*\(as stored: this update does not change it, so it is not refused\)$/)]);
+    // A null in the stored object is as good as a missing field, never a value to compare with.
+    const withoutTypes = changed(mcs, (o) => delete o.spec.types);
+    const nullTypes = changed(mcs, (o) => (o.spec.types = null));
+    expect(validate(mcs, { operation: 'UPDATE', oldObject: nullTypes })).toEqual(validate(mcs, { operation: 'UPDATE', oldObject: withoutTypes }));
+    // A required field null in both is missing from both: a write that changes the section is refused.
+    const nullBoth = changed(nullTypes, (o) => (o.spec.ports[0].port = 8081));
+    expectCauses(nullBoth, [Required('spec.types')], { operation: 'UPDATE', oldObject: nullTypes });
+  });
+
+  it('is read once: an object that keeps a null whatever is removed is judged, not read again and again', () => {
+    Object.defineProperty(Object.prototype, 'range', { value: null, configurable: true, writable: true });
+    try {
+      expect(validate(mcs).allowed).toBe(true);
+    } finally {
+      delete (Object.prototype as { range?: unknown }).range;
+    }
+  });
+
   it('is defaulted as a missing field is', () => {
     const now = new Date('2026-11-23T06:00:00Z');
     const nullTime = changed(cluster, (o) => (o.spec.taints[1].timeAdded = null));

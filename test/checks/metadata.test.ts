@@ -43,6 +43,7 @@ describe('checkMetadata: name and generateName', () => {
   it.each([
     ['a DNS subdomain name', { name: 'web.shop' }, []],
     ['no metadata', undefined, [Required('metadata.name')]],
+    ['null metadata, which Go decodes as none', null, [Required('metadata.name')]],
     ['neither name nor generateName', {}, [Required('metadata.name')]],
     ['an empty name', { name: '' }, [Required('metadata.name')]],
     ['a name that is not a subdomain', { name: 'Web_Shop' }, [Invalid('metadata.name')]],

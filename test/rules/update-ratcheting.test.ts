@@ -115,6 +115,14 @@ describe('UPDATE that leaves the status as stored', () => {
     expectCauses(specChange, [], { operation: 'UPDATE', oldObject: badStatus });
   });
 
+  it('does not refuse it for a required field it lacks, either', () => {
+    const stored = changed(work, (o) => delete o.status.conditions[0].reason);
+    const relabelled = validate(changed(stored, (o) => (o.metadata.labels = { team: 'apps' })), { operation: 'UPDATE', oldObject: stored });
+    expect(relabelled.causes).toEqual([]);
+    expect(relabelled.warnings).toEqual(['status.conditions[0].reason: Required value (as stored: this update does not change it, so it is not refused)']);
+    expectCauses(changed(stored, (o) => (o.status.conditions[1].message = 'changed')), [Required('status.conditions[0].reason')], { operation: 'UPDATE', oldObject: stored, subResource: 'status' });
+  });
+
   it('judges it where the write changes it', () => {
     const reason = changed(badStatus, (o) => (o.status.conditions[0].reason = 'AppliedFailed'));
     expectCauses(reason, [Duplicate('status.conditions[1].type')], { operation: 'UPDATE', oldObject: badStatus, subResource: 'status' });
