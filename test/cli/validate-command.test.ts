@@ -193,6 +193,36 @@ describe('fleetgate validate', () => {
     expect(JSON.parse((await cli(['validate', '-o', 'json', dir])).stdout).results[0].status).toBe('skipped');
   });
 
+  it('judges an object of a served group whatever its kind says: a typo is no other kind', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'fleetgate-kind-'));
+    const { kind: _kind, ...kindless } = cluster as Record<string, unknown>;
+    writeFileSync(join(dir, 'typo.yaml'), [stringify({ ...kindless, Kind: 'Cluster' }), stringify({ ...cluster, kind: 'cluster' })].join('---\n'));
+    const text = await cli(['validate', dir]);
+    expect(text.code).toBe(1);
+    expect(text.stdout).toMatch(/typo\.yaml:\d+: <no kind> "member1" is invalid: kind: Unsupported value: "": supported values: /);
+    expect(text.stdout).toMatch(/typo\.yaml:\d+: cluster "member1" is invalid: kind: Unsupported value: "cluster": supported values: /);
+    expect(text.stdout).toContain('2 objects in 1 file: 0 valid, 2 invalid, 0 skipped');
+    const json = JSON.parse((await cli(['validate', '-o', 'json', dir])).stdout);
+    expect(json.results.map((r: { status: string; group?: string }) => [r.status, r.group])).toEqual([['invalid', 'cluster.karmada.io'], ['invalid', 'cluster.karmada.io']]);
+    const xml = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '' }).parse((await cli(['validate', '-o', 'junit', dir])).stdout);
+    expect(Number(xml.testsuites.failures)).toBe(2);
+    // Another group's object is another kind, and is skipped as before.
+    writeFileSync(join(dir, 'typo.yaml'), stringify({ ...cluster, apiVersion: 'cluster.example.com/v1', kind: 'cluster' }));
+    expect((await cli(['validate', dir])).stdout).toContain('1 object in 1 file: 0 valid, 0 invalid, 1 skipped');
+  });
+
+  it('says in the JSON summary whether the run passed, as the exit status does', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'fleetgate-passed-'));
+    writeFileSync(join(dir, 'a.yaml'), stringify(configMap));
+    const passed = async (args: string[]) => JSON.parse((await cli(['validate', '-o', 'json', ...args, dir])).stdout).summary.passed;
+    expect(await passed([])).toBe(true);
+    expect(await passed(['--strict'])).toBe(false);
+    writeFileSync(join(dir, 'a.yaml'), stringify(cluster));
+    expect(await passed([])).toBe(true);
+    writeFileSync(join(dir, 'b.yaml'), 'a: [');
+    expect(await passed([])).toBe(false);
+  });
+
   it('checks an update against the stored object with --operation UPDATE --old', async () => {
     const mcs = examples.find((e) => e.kind === 'MultiClusterService')!;
     const dir = mkdtempSync(join(tmpdir(), 'fleetgate-update-'));

@@ -2,7 +2,7 @@
 import { validate, type ValidationResult } from '../../validate.js';
 import { defaultsPatch } from '../../defaults.js';
 import { formatCause } from '../../field.js';
-import { rulesFor, DEFAULT_GROUP_DOMAIN, apiGroup } from '../../../rules/index.js';
+import { rulesFor, ruleModules, DEFAULT_GROUP_DOMAIN, apiGroup } from '../../../rules/index.js';
 import { staticLookups } from '../../server/context.js';
 import type { Lookups, Operation } from '../../rule.js';
 import { expandPaths, formatProblem, problemPosition, readManifests, readObjects, streamManifests, type ReadProblem, type Source } from '../../manifests.js';
@@ -13,8 +13,9 @@ const HELP = `Usage: fleetgate validate [flags] PATH... | -
 
 Checks manifests offline with the same rules the webhook enforces. PATH is a YAML
 (multi-document) or JSON file, a directory (searched recursively for *.yaml, *.yml,
-*.json), or - for standard input. List objects are unpacked. Objects of kinds
-fleetgate does not serve are skipped and counted.
+*.json), or - for standard input. List objects are unpacked. Objects of other
+API groups are skipped and counted; one in a group fleetgate serves is judged
+whatever its kind says, so a misspelt or missing kind is invalid.
 
 Flags:
   -o, --output FORMAT     text (default), json or junit
@@ -46,8 +47,10 @@ interface Checked {
   kind: string;
   name: string;
   namespace?: string;
-  /** Undefined when the kind is not served. */
+  /** Undefined when the object is not fleetgate's to judge (another group's kind). */
   result?: ValidationResult;
+  /** The API group it was judged in. */
+  group?: string;
   patch?: unknown[];
 }
 
@@ -120,12 +123,21 @@ async function run(args: string[], io: CliIO): Promise<number> {
     }
   };
 
+  // An object in a group fleetgate serves is judged whatever its kind says: a misspelt or missing
+  // kind there is a mistake to report, not another kind to skip.
+  const servedGroups = new Set(ruleModules.map((r) => apiGroup(r, values['group-domain'])));
+  const groupOf = (object: Record<string, unknown>): string | undefined => {
+    const group = typeof object.apiVersion === 'string' ? object.apiVersion.split('/', 1)[0]! : undefined;
+    return group !== undefined && servedGroups.has(group) ? group : undefined;
+  };
+
   // Objects are validated as they are parsed and let go; only their places and verdicts are kept.
   const checked: Checked[] = [];
   for (const { object, source } of streamManifests(files, readProblems, io.stdin)) {
     const id = identity(object);
     const rules = rulesFor(object.kind);
-    if (!rules) {
+    const group = rules ? apiGroup(rules, values['group-domain']) : groupOf(object);
+    if (!group) {
       checked.push({ source, ...id });
       progress(checked.length, source);
       continue;
@@ -138,7 +150,7 @@ async function run(args: string[], io: CliIO): Promise<number> {
     // Only lookups can make the verdict a Promise; awaiting every object would cost a microtask each.
     const result = verdict instanceof Promise ? await verdict : verdict;
     const patch = values['show-defaults'] ? defaultsPatch(object, { operation }) : undefined;
-    checked.push({ source, ...id, result, patch });
+    checked.push({ source, ...id, result, group, patch });
     progress(checked.length, source);
   }
   if (io.stderrIsTTY && now() - started > PROGRESS_AFTER_MS) io.stderr('\r\x1b[K');
@@ -149,7 +161,9 @@ async function run(args: string[], io: CliIO): Promise<number> {
   const invalid = served.filter((c) => !c.result!.allowed);
   const skipped = checked.filter((c) => !c.result);
   const unservedIsError = values.strict && skipped.length > 0;
+  const status = allProblems.length ? 2 : invalid.length || unservedIsError ? 1 : 0;
   const summary: Summary = {
+    passed: status === 0,
     files: files.length,
     objects: checked.length,
     valid: served.length - invalid.length,
@@ -159,15 +173,16 @@ async function run(args: string[], io: CliIO): Promise<number> {
     errors: allProblems.length,
   };
 
-  if (format === 'json') io.stdout(`${JSON.stringify(jsonReport(checked, allProblems, summary, values.strict, values['group-domain']), null, 2)}\n`);
-  else if (format === 'junit') io.stdout(junitXml('fleetgate validate', junitSuites(checked, allProblems, values.strict, values['group-domain'])));
+  if (format === 'json') io.stdout(`${JSON.stringify(jsonReport(checked, allProblems, summary, values.strict), null, 2)}\n`);
+  else if (format === 'junit') io.stdout(junitXml('fleetgate validate', junitSuites(checked, allProblems, values.strict)));
   else io.stdout(textReport(checked, allProblems, summary, values.strict, values.quiet));
 
-  if (allProblems.length) return 2;
-  return invalid.length || unservedIsError ? 1 : 0;
+  return status;
 }
 
 interface Summary {
+  /** Whether the run passed: exit status 0. */
+  passed: boolean;
   files: number;
   objects: number;
   valid: number;
@@ -202,7 +217,7 @@ function textReport(checked: Checked[], problems: ReadProblem[], summary: Summar
   return lines.length ? `${lines.join('\n')}\n` : '';
 }
 
-function jsonReport(checked: Checked[], problems: ReadProblem[], summary: Summary, strict: boolean, groupDomain: string) {
+function jsonReport(checked: Checked[], problems: ReadProblem[], summary: Summary, strict: boolean) {
   return {
     summary,
     errors: problems,
@@ -210,7 +225,7 @@ function jsonReport(checked: Checked[], problems: ReadProblem[], summary: Summar
       file: c.source.file,
       line: c.source.line,
       kind: c.kind,
-      ...(c.result ? { group: apiGroup(rulesFor(c.kind)!, groupDomain) } : {}),
+      ...(c.group ? { group: c.group } : {}),
       namespace: c.namespace,
       name: c.name,
       // With --strict an unserved kind fails the run, and says so.
@@ -222,7 +237,7 @@ function jsonReport(checked: Checked[], problems: ReadProblem[], summary: Summar
   };
 }
 
-function junitSuites(checked: Checked[], problems: ReadProblem[], strict: boolean, groupDomain: string): JUnitSuite[] {
+function junitSuites(checked: Checked[], problems: ReadProblem[], strict: boolean): JUnitSuite[] {
   const byFile = new Map<string, JUnitSuite>();
   const suite = (file: string) => {
     let s = byFile.get(file);
@@ -234,7 +249,7 @@ function junitSuites(checked: Checked[], problems: ReadProblem[], strict: boolea
   }
   for (const c of checked) {
     const name = `${displayName(c)} (${where(c)})`;
-    const classname = c.result ? `${c.kind}.${apiGroup(rulesFor(c.kind)!, groupDomain)}` : c.kind;
+    const classname = c.group ? `${c.kind}.${c.group}` : c.kind;
     if (!c.result) {
       suite(c.source.file).cases.push(
         strict
