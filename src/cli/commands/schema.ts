@@ -118,8 +118,9 @@ In a YAML file (path relative to the file; in a multi-document file, repeat it a
 each ---, or use the setting below):
   # yaml-language-server: $schema=../schemas/index.json
 
-With ajv in strict mode: new Ajv({ allowUnionTypes: true }), then declare the list of
-files in index.json and all.json with ajv.addKeyword('x-fleetgate-kinds').
+With ajv: new Ajv({ allowUnionTypes: true, validateFormats: false }) (the formats
+are fleetgate's own), then declare the list of files in index.json and all.json with
+ajv.addKeyword('x-fleetgate-kinds').
 
 In VS Code (Red Hat YAML extension), .vscode/settings.json (paths relative to the workspace):
   "yaml.schemas": {
