@@ -1,4 +1,5 @@
 /** JUnit XML as CI systems read it: testsuites > testsuite > testcase > failure | skipped. */
+import { formatProblem, problemPosition, type ReadProblem } from '../manifests.js';
 
 export interface JUnitCase {
   name: string;
@@ -44,3 +45,10 @@ export function junitXml(name: string, suites: readonly JUnitSuite[]): string {
   lines.push('</testsuites>', '');
   return lines.join('\n');
 }
+
+/** A file fleetgate could not read or use, as a failed test case, so a CI report shows it. */
+export const problemCase = (p: ReadProblem): JUnitCase => ({
+  name: `read ${problemPosition(p)}`,
+  classname: 'fleetgate.read',
+  failure: { message: p.message, details: formatProblem(p) },
+});

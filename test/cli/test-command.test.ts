@@ -258,6 +258,26 @@ describe('fleetgate test', () => {
       expect(stderr).toContain('3 problems in the test suites; no case was run');
     });
 
+    it('and still gives a JSON or JUnit report, naming each problem, for the CI step that reads it', async () => {
+      const dir = folder({ 'member.yaml': member, 'fleetgate-test.yaml': 'cases:\n  - name: typo\n    object: member.yaml\n    expect: { allowed: true }\n    strcit: true\n' });
+      const file = join(dir, 'fleetgate-test.yaml');
+      const json = await run(['-o', 'json', dir]);
+      expect(json.code).toBe(2);
+      expect(JSON.parse(json.stdout)).toEqual({
+        passed: 0,
+        failed: 0,
+        errors: [{ file, line: 5, column: 5, message: expect.stringMatching(/^case "typo": unknown key "strcit" \(expected one of: name, /) }],
+        suites: [],
+      });
+      const xml = await run(['-o', 'junit', dir]);
+      expect(xml.code).toBe(2);
+      expect(wellFormed(xml.stdout)).toBe(true);
+      expect(xml.stdout).toContain(`<testsuite name="${file}" tests="1" failures="1" skipped="0">`);
+      expect(xml.stdout).toContain(`<failure message="case &quot;typo&quot;: unknown key &quot;strcit&quot; (expected one of: `);
+      expect(xml.stdout).toContain(`${file}:5:5: case &quot;typo&quot;: unknown key &quot;strcit&quot;`);
+      expect(xml.stderr).toContain('1 problem in the test suites; no case was run');
+    });
+
     it('a YAML syntax error', async () => {
       const dir = folder({ 'fleetgate-test.yaml': 'cases:\n  - name: x\n    object: { kind: Cluster\n' });
       const { code, stderr } = await run([dir]);

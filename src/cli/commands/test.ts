@@ -4,9 +4,9 @@
  */
 import { dirname } from 'node:path';
 import { parseFlags, type CliIO, type Command } from '../io.js';
-import { junitXml, type JUnitSuite } from '../junit.js';
+import { junitXml, problemCase, type JUnitSuite } from '../junit.js';
 import { SuiteLoader, findSuites, type Suite } from '../test-suite.js';
-import { formatProblem } from '../../manifests.js';
+import { formatProblem, type ReadProblem } from '../../manifests.js';
 import { runCase, type CaseOutcome } from '../test-run.js';
 
 const HELP = `Usage: fleetgate test [flags] [DIR|FILE...]
@@ -94,10 +94,11 @@ function text(outcomes: readonly SuiteOutcome[], passed: number, failed: number)
   return out.join('\n');
 }
 
-function json(outcomes: readonly SuiteOutcome[], passed: number, failed: number): string {
+function json(outcomes: readonly SuiteOutcome[], passed: number, failed: number, problems: readonly ReadProblem[] = []): string {
   const report = {
     passed,
     failed,
+    errors: problems,
     suites: outcomes.map(({ suite, cases }) => ({
       file: suite.file,
       ...(suite.description !== undefined ? { description: suite.description } : {}),
@@ -114,6 +115,10 @@ function json(outcomes: readonly SuiteOutcome[], passed: number, failed: number)
   };
   return `${JSON.stringify(report, null, 2)}\n`;
 }
+
+/** A suite file fleetgate could not use, one failed case per problem in it. */
+const problemSuites = (problems: readonly ReadProblem[]): JUnitSuite[] =>
+  [...new Set(problems.map((p) => p.file))].map((file) => ({ name: file, cases: problems.filter((p) => p.file === file).map(problemCase) }));
 
 function junit(outcomes: readonly SuiteOutcome[]): string {
   const suites: JUnitSuite[] = outcomes.map(({ suite, cases }) => ({
@@ -167,6 +172,9 @@ async function run(args: string[], io: CliIO): Promise<number> {
     for (const p of sorted) io.stderr(`${formatProblem(p)}\n`);
     const n = loader.problems.length;
     io.stderr(`fleetgate test: ${n} problem${n === 1 ? '' : 's'} in the test suites; no case was run\n`);
+    // A CI step that reads the report must find the problems there too, not an empty file.
+    if (format === 'json') io.stdout(json([], 0, 0, sorted));
+    if (format === 'junit') io.stdout(junitXml('fleetgate test', problemSuites(sorted)));
     return 2;
   }
 

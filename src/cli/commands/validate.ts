@@ -5,8 +5,8 @@ import { formatCause } from '../../field.js';
 import { rulesFor, ruleModules, DEFAULT_GROUP_DOMAIN, apiGroup } from '../../../rules/index.js';
 import { staticLookups } from '../../server/context.js';
 import type { Lookups, Operation } from '../../rule.js';
-import { expandPaths, formatProblem, problemPosition, readManifests, readObjects, streamManifests, type ReadProblem, type Source } from '../../manifests.js';
-import { junitXml, type JUnitSuite } from '../junit.js';
+import { expandPaths, problemPosition, readManifests, readObjects, streamManifests, type ReadProblem, type Source } from '../../manifests.js';
+import { junitXml, problemCase, type JUnitSuite } from '../junit.js';
 import { groupDomainProblem, parseFlags, type CliIO, type Command } from '../io.js';
 
 const HELP = `Usage: fleetgate validate [flags] PATH... | -
@@ -245,7 +245,7 @@ function junitSuites(checked: Checked[], problems: ReadProblem[], strict: boolea
     return s;
   };
   for (const p of problems) {
-    suite(p.file).cases.push({ name: `read ${problemPosition(p)}`, classname: 'fleetgate.read', failure: { message: p.message, details: formatProblem(p) } });
+    suite(p.file).cases.push(problemCase(p));
   }
   for (const c of checked) {
     const name = `${displayName(c)} (${where(c)})`;
