@@ -70,6 +70,9 @@ function expandsBeyond(value: unknown, limit: number): boolean {
   return false;
 }
 
+/** Folders a search through a project passes over: dot folders (.git, .github) and node_modules. */
+export const isToolingDirectory = (name: string): boolean => name.startsWith('.') || name === 'node_modules';
+
 export interface WalkOptions {
   /** Whether a file found inside a directory is wanted (files named explicitly always are). */
   accept(path: string): boolean;
@@ -148,7 +151,7 @@ export function ioMessage(err: unknown): string {
 
 /** Manifest files named by `paths`, each once; `-` (standard input) comes last. */
 export function expandPaths(paths: readonly string[], problems: ReadProblem[]): string[] {
-  const files = walkFiles(paths.filter((path) => path !== '-'), problems, { accept: (file) => MANIFEST_FILE.test(file) });
+  const files = walkFiles(paths.filter((path) => path !== '-'), problems, { accept: (file) => MANIFEST_FILE.test(file), skipDirectory: isToolingDirectory });
   return paths.includes('-') ? [...files, '-'] : files;
 }
 

@@ -10,7 +10,7 @@ import { LineCounter, isAlias, isMap, isScalar, isSeq, parseDocument, type Docum
 import { applyPatch, type Operation as PatchOperation } from 'rfc6902';
 import type { CauseType, Lookups } from '../index.js';
 import { staticLookups } from '../server/context.js';
-import { formatProblem, ioMessage, parseManifests, readObjects, walkFiles, type ReadProblem } from '../manifests.js';
+import { formatProblem, ioMessage, isToolingDirectory, parseManifests, readObjects, walkFiles, type ReadProblem } from '../manifests.js';
 import { KUBECTL_YAML } from '../yaml.js';
 import { isRecord } from '../is.js';
 
@@ -63,7 +63,7 @@ export interface Suite {
 export function findSuites(paths: readonly string[], problems: ReadProblem[]): string[] {
   const suites = walkFiles(paths, problems, {
     accept: (file) => SUITE_FILE_NAMES.includes(basename(file)),
-    skipDirectory: (name) => name.startsWith('.') || name === 'node_modules',
+    skipDirectory: isToolingDirectory,
   });
   return [...new Set(suites)];
 }

@@ -211,6 +211,19 @@ describe('fleetgate validate', () => {
     expect((await cli(['validate', dir])).stdout).toContain('1 object in 1 file: 0 valid, 0 invalid, 1 skipped');
   });
 
+  it('passes over dot folders and node_modules inside a directory, as fleetgate test does, but reads one named', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'fleetgate-tooling-'));
+    for (const sub of ['.github/workflows', 'node_modules/chart']) mkdirSync(join(dir, sub), { recursive: true });
+    writeFileSync(join(dir, 'a.yaml'), stringify(cluster));
+    writeFileSync(join(dir, '.github/workflows/ci.yaml'), 'on: [push\n');
+    writeFileSync(join(dir, 'node_modules/chart/bad.yaml'), stringify({ ...cluster, spec: { syncMode: 'Both' } }));
+    const all = await cli(['validate', dir]);
+    expect(all.code).toBe(0);
+    expect(all.stdout).toContain('1 object in 1 file: 1 valid');
+    expect((await cli(['validate', join(dir, 'node_modules')])).code).toBe(1);
+    expect((await cli(['validate', join(dir, '.github')])).code).toBe(2);
+  });
+
   it('says in the JSON summary whether the run passed, as the exit status does', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'fleetgate-passed-'));
     writeFileSync(join(dir, 'a.yaml'), stringify(configMap));

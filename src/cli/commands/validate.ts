@@ -13,7 +13,7 @@ const HELP = `Usage: fleetgate validate [flags] PATH... | -
 
 Checks manifests offline with the same rules the webhook enforces. PATH is a YAML
 (multi-document) or JSON file, a directory (searched recursively for *.yaml, *.yml,
-*.json), or - for standard input. List objects are unpacked. Objects of other
+*.json, passing over dot folders and node_modules), or - for standard input. List objects are unpacked. Objects of other
 API groups are skipped and counted; one in a group fleetgate serves is judged
 whatever its kind says, so a misspelt or missing kind is invalid.
 
