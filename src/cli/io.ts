@@ -32,9 +32,15 @@ export function parseFlags<const T extends ParseArgsConfig>(command: string, io:
   try {
     return parseArgs(config);
   } catch (err) {
-    usageError(command, io, (err as Error).message);
+    usageError(command, io, usageMessage(err as Error & { code?: string }));
     return undefined;
   }
+}
+
+/** Node's words, but for an unknown option, whose message Node leaves with a quote unclosed. */
+function usageMessage(err: Error & { code?: string }): string {
+  const option = err.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' ? /^Unknown option '([^']*)'/.exec(err.message)?.[1] : undefined;
+  return option === undefined ? err.message : `unknown option '${option}' (a file whose name starts with '-' goes after '--': -- ${option})`;
 }
 
 /** Prints a usage error with a pointer to the command's help; returns the exit code for it, 2. */

@@ -121,7 +121,9 @@ describe('fleetgate validate', () => {
   it('answers usage and I/O errors with exit 2', async () => {
     expect((await cli(['validate'])).code).toBe(2);
     expect((await cli(['validate', '--output', 'xml', '.'])).code).toBe(2);
-    expect((await cli(['validate', '--bogus', '.'])).code).toBe(2);
+    const bogus = await cli(['validate', '--bogus', '.']);
+    expect(bogus.code).toBe(2);
+    expect(bogus.stderr).toBe("fleetgate validate: unknown option '--bogus' (a file whose name starts with '-' goes after '--': -- --bogus)\nRun 'fleetgate validate --help' for usage.\n");
     expect((await cli(['validate', '--operation', 'UPDATE', '--old', '-', '-'])).code).toBe(2);
     // An UPDATE without the stored object would skip every rule that compares with it.
     const noOld = await cli(['validate', '--operation', 'UPDATE', '.']);
