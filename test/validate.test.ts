@@ -6,7 +6,7 @@ import { cronDeployment } from './fixtures/cronfederatedhpa.js';
 import { ingress } from './fixtures/multiclusteringress.js';
 import { mcs } from './fixtures/multiclusterservice.js';
 import { config } from './fixtures/resourceinterpreterwebhookconfiguration.js';
-import { changed, expectCauses, Invalid, Required } from './helpers.js';
+import { changed, expectCauses, Invalid, NotSupported, Required } from './helpers.js';
 
 const kindList =
   '"ResourceInterpreterWebhookConfiguration", "ResourceInterpreterCustomization", "MultiClusterIngress", "MultiClusterService", "ResourceRegistry", "Work", "ClusterResourceBinding", "Cluster", "CronFederatedHPA", "ClusterTaintPolicy", "FederatedResourceQuota", "WorkloadRebalancer", "Remedy"';
@@ -45,6 +45,10 @@ describe('validate', () => {
     expect(result.causes.map((c) => c.message)).toEqual(['Required value: name or generateName is required']);
     expectCauses(changed(cluster, (o) => delete o.metadata), [Required('metadata.name')]);
     expectCauses(changed(cluster, (o) => (o.metadata = 5)), [Invalid('metadata')]);
+  });
+
+  it('still reports the other schema causes of an object without metadata', () => {
+    expectCauses(changed(cluster, (o) => { delete o.metadata; o.spec.syncMode = 'Both'; }), [Required('metadata.name'), NotSupported('spec.syncMode')]);
   });
 
   it('says so when an UPDATE comes without the stored object, whose rules it then cannot apply', () => {
@@ -107,6 +111,23 @@ describe('a field written as null', () => {
     // A required field null in both is missing from both: a write that changes the section is refused.
     const nullBoth = changed(nullTypes, (o) => (o.spec.ports[0].port = 8081));
     expectCauses(nullBoth, [Required('spec.types')], { operation: 'UPDATE', oldObject: nullTypes });
+  });
+
+  it('in the stored object alone is read too: a write without it leaves the section as stored', () => {
+    const portTwice = (o: any) => o.spec.ports.push({ ...o.spec.ports[0] });
+    const stored = changed(mcs, (o) => { portTwice(o); o.spec.range = null; });
+    const relabelled = changed(mcs, (o) => { portTwice(o); o.metadata.labels = { team: 'mesh' }; });
+    const result = validate(relabelled, { operation: 'UPDATE', oldObject: stored });
+    expect(result.causes).toEqual([]);
+    expect(result.warnings).toEqual([expect.stringMatching(/^spec\.ports\[\d\]\.name: Duplicate value: .*\(as stored: this update does not change it, so it is not refused\)$/)]);
+  });
+
+  it('in several fields of one object is read in all of them', () => {
+    const stored = changed(cluster, (o) => (o.spec.resourceModels[1].ranges[1].min = '5Gi'));
+    const twoNulls = changed(stored, (o) => { o.spec.zone = null; o.spec.taints[0].value = null; });
+    const result = validate(twoNulls, { operation: 'UPDATE', oldObject: stored });
+    expect(result.causes).toEqual([]);
+    expect(result.warnings).toEqual([expect.stringMatching(/^spec\.resourceModels\[1\]\.ranges\[1\]\.min: Invalid value: .*\(as stored: this update does not change it, so it is not refused\)$/)]);
   });
 
   it('is read once: an object that keeps a null whatever is removed is judged, not read again and again', () => {

@@ -146,4 +146,5 @@ describe('groupVersion', () => {
     expect(names.groupVersion('/v1')).toBe("the group before '/' must not be empty: write 'v1' for the core group");
     expect(names.groupVersion('/')).toBe("the version after '/' must not be empty (e.g. 'apps/v1', or 'v1' for the core group)");
   });
+  it('says an empty group/version is empty', () => expect(names.groupVersion('')).toBe('must not be empty'));
 });

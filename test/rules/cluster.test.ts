@@ -157,6 +157,11 @@ describe('Cluster', () => {
     { name: 'negative grades listed in reverse', edit: (o) => o.spec.resourceModels.reverse().forEach((m: any, i: number) => (m.grade = 1 - i)), want: [] },
     { name: 'grade of the smallest int32', edit: (o) => (o.spec.resourceModels[0].grade = -2147483648), want: [] },
     {
+      name: 'the smallest int32 grade is the first grade: its max must exceed zero',
+      edit: (o) => (o.spec.resourceModels = [{ grade: -2147483648, ranges: [{ name: 'cpu', min: '5', max: '0' }] }]),
+      want: [Invalid('spec.resourceModels[0].ranges[0].max')],
+    },
+    {
       name: 'a negative grade sorts first',
       edit: (o) => (o.spec.resourceModels[2].grade = -1),
       want: [Invalid('spec.resourceModels[0].ranges[0].min'), Invalid('spec.resourceModels[0].ranges[1].min')],
@@ -178,10 +183,20 @@ describe('Cluster', () => {
     { name: 'min not a quantity', edit: (o) => (o.spec.resourceModels[0].ranges[1].max = '4 GB'), want: [Invalid('spec.resourceModels[0].ranges[1].max')] },
     { name: 'range without max', edit: (o) => delete o.spec.resourceModels[0].ranges[0].max, want: [Required('spec.resourceModels[0].ranges[0].max')] },
     { name: 'range without min', edit: (o) => delete o.spec.resourceModels[0].ranges[0].min, want: [Required('spec.resourceModels[0].ranges[0].min')] },
+    {
+      name: 'later grade min not a quantity: reported once, and the grades after it are still checked',
+      edit: (o) => { o.spec.resourceModels[1].ranges[0].min = 'lots'; o.spec.resourceModels[2].ranges[1].min = '32Gi'; },
+      want: [Invalid('spec.resourceModels[1].ranges[0].min'), Invalid('spec.resourceModels[2].ranges[1].min')],
+    },
     // A grade the schema refuses is not also blamed for the intervals it would break.
     { name: 'grade below int32, reported once', edit: (o) => (o.spec.resourceModels[1].grade = -2147483649), want: [Invalid('spec.resourceModels[1].grade')] },
     { name: 'negative fractional grade, reported once', edit: (o) => (o.spec.resourceModels[1].grade = -0.5), want: [Invalid('spec.resourceModels[1].grade')] },
     { name: 'fractional grade, reported once', edit: (o) => (o.spec.resourceModels[1].grade = 1.5), want: [Invalid('spec.resourceModels[1].grade')] },
+    {
+      name: 'fractional grade: the grades around it are not blamed for a gap across it',
+      edit: (o) => { o.spec.resourceModels[1].grade = 1.5; o.spec.resourceModels[2].ranges[0].min = '3'; },
+      want: [Invalid('spec.resourceModels[1].grade')],
+    },
     { name: 'fractional grade out of order, reported once', edit: (o) => (o.spec.resourceModels[1].grade = 5.5), want: [Invalid('spec.resourceModels[1].grade')] },
     { name: 'grade past int32, reported once', edit: (o) => (o.spec.resourceModels[1].grade = 2147483648), want: [Invalid('spec.resourceModels[1].grade')] },
     { name: 'grade of the largest int32', edit: (o) => (o.spec.resourceModels[2].grade = 2147483647), want: [] },

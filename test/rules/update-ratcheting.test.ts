@@ -115,6 +115,11 @@ describe('UPDATE that leaves the status as stored', () => {
     expectCauses(specChange, [], { operation: 'UPDATE', oldObject: badStatus });
   });
 
+  it('does not warn about a rule the status breaks on a main-resource write, as it does not judge it', () => {
+    const specChange = changed(badStatus, (o) => (o.spec.suspendDispatching = true));
+    expect(validate(specChange, { operation: 'UPDATE', oldObject: badStatus }).warnings).toEqual([]);
+  });
+
   it('does not refuse it for a required field it lacks, either', () => {
     const stored = changed(work, (o) => delete o.status.conditions[0].reason);
     const relabelled = validate(changed(stored, (o) => (o.metadata.labels = { team: 'apps' })), { operation: 'UPDATE', oldObject: stored });
