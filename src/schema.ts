@@ -256,8 +256,9 @@ function toCauses(rootSchema: object, data: unknown, errors: ErrorObject[], stor
       continue;
     }
     const value = valueAt(data, walk);
-    // `field:` with no value is null in YAML: for a required field that is a missing value, never kept.
-    const missing = e.keyword === 'type' && value === null && isRequiredProperty(rootSchema, e.instancePath);
+    // `field:` with no value is null in YAML: for a required field that is a missing value, never
+    // kept, whichever of the field's keywords (type, enum) ajv reports it under.
+    const missing = value === null && isRequiredProperty(rootSchema, e.instancePath);
     if (stored !== undefined && !missing && isDeepStrictEqual(value, valueAt(stored, walk))) keptPaths.add(path);
     switch (e.keyword) {
       case 'type':

@@ -130,6 +130,12 @@ describe('a field written as null', () => {
     expect(result.warnings).toEqual([expect.stringMatching(/^spec\.resourceModels\[1\]\.ranges\[1\]\.min: Invalid value: .*\(as stored: this update does not change it, so it is not refused\)$/)]);
   });
 
+  it('in a required field of both objects is missing from both, whatever else its schema says of it', () => {
+    // syncMode is an enum too, so ajv reports the null twice: as a type and as a value not listed.
+    const stored = changed(cluster, (o) => (o.spec.syncMode = null));
+    expectCauses(changed(stored, (o) => (o.spec.region = 'us-west-2')), [Required('spec.syncMode')], { operation: 'UPDATE', oldObject: stored });
+  });
+
   it('is read once: an object that keeps a null whatever is removed is judged, not read again and again', () => {
     Object.defineProperty(Object.prototype, 'range', { value: null, configurable: true, writable: true });
     try {
