@@ -6,7 +6,7 @@ import {
 } from './_shared/schema.js';
 import { add, addUnlessStored, checkConditions, checkTaintsUnique, checkUnique, child, index, isRecord, isString, list, record } from './_shared/checks.js';
 import { duplicate, forbidden, invalid } from '../src/field.js';
-import { clusterName } from '../src/checks/names.js';
+import { CLUSTER_NAME_MAX, clusterName } from '../src/checks/names.js';
 import { compareQuantity, parseQuantity, type Quantity as Q } from '../src/checks/quantity.js';
 import { memoizeVerdict } from '../src/checks/memo.js';
 import { parseGoURL } from '../src/checks/go-url.js';
@@ -93,7 +93,24 @@ const proxyURLError = memoizeVerdict((proxy: string): string | undefined => {
 
 const storedSpec = (field: string) => (old: Record<string, unknown>): unknown => record(old.spec)[field];
 
+/**
+ * The API server names an object from its generateName by appending 5 random characters, and a
+ * cluster's name may have 48: a longer prefix makes only names it refuses. A prefix past 48 is
+ * already refused as a name is (checkMetadata).
+ */
+const GENERATED_SUFFIX_LENGTH = 5;
+const MAX_GENERATE_NAME = CLUSTER_NAME_MAX - GENERATED_SUFFIX_LENGTH;
+
+function checkGenerateName(cluster: Cluster, ctx: RuleContext): void {
+  const { name, generateName } = record(cluster.metadata);
+  if ((isString(name) && name !== '') || !isString(generateName)) return;
+  if (generateName.length > MAX_GENERATE_NAME && generateName.length <= CLUSTER_NAME_MAX) {
+    add(ctx, invalid('metadata.generateName', generateName, `must be no more than ${MAX_GENERATE_NAME} characters: the API server appends ${GENERATED_SUFFIX_LENGTH} random characters, and a cluster name may have ${CLUSTER_NAME_MAX}`));
+  }
+}
+
 function validate(cluster: Cluster, ctx: RuleContext): void {
+  checkGenerateName(cluster, ctx);
   const spec = record(cluster.spec);
   const path = 'spec';
   // `karmadactl join` copies the kubeconfig's server; a Cluster stored with one Karmada took must

@@ -141,13 +141,16 @@ export function pathSegmentName(value: string): string | undefined {
   return problems.length ? problems.join('; ') : undefined;
 }
 
+/** The longest member-cluster name Karmada takes. */
+export const CLUSTER_NAME_MAX = 48;
+
 /** Member-cluster names: a DNS-1123 label of at most 48 characters (Karmada's `ValidateClusterName`). */
-export const clusterName = memoizeVerdict(clusterNameProblem, { longestKey: 48 });
+export const clusterName = memoizeVerdict(clusterNameProblem, { longestKey: CLUSTER_NAME_MAX });
 
 function clusterNameProblem(value: string): string | undefined {
   if (value.length === 0) return 'must be not empty';
   // Karmada stops at the length: the label's own 63-character limit would only repeat it.
-  if (value.length > 48) return maxLen(48);
+  if (value.length > CLUSTER_NAME_MAX) return maxLen(CLUSTER_NAME_MAX);
   return dns1123Label(value);
 }
 

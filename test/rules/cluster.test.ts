@@ -6,6 +6,13 @@ import { changed, expectCauses, Duplicate, Forbidden, Invalid, NotSupported, Req
 import { cluster } from '../fixtures/cluster.js';
 
 describe('Cluster', () => {
+  it('says why a generateName of 44 to 48 characters is too long', () => {
+    const generated = changed(cluster, (o) => { delete o.metadata.name; o.metadata.generateName = 'm'.repeat(44); });
+    expect(validate(generated).causes.map((c) => c.message)).toEqual([
+      `Invalid value: "${'m'.repeat(44)}": must be no more than 43 characters: the API server appends 5 random characters, and a cluster name may have 48`,
+    ]);
+  });
+
   it('accepts a realistic cluster with taints, zones and resource models', () => {
     const result = expectCauses(cluster, []);
     expect(result.warnings).toEqual([]);
@@ -18,6 +25,12 @@ describe('Cluster', () => {
     { name: 'name not a DNS label', edit: (o) => (o.metadata.name = 'member.one'), want: [Invalid('metadata.name')] },
     { name: 'name missing', edit: (o) => delete o.metadata.name, want: [Required('metadata.name')] },
     { name: 'generateName prefix ending in a dash', edit: (o) => { delete o.metadata.name; o.metadata.generateName = 'member-'; }, want: [] },
+    // The API server appends 5 random characters, and the name that makes may have 48 at most.
+    { name: 'generateName of 43 characters', edit: (o) => { delete o.metadata.name; o.metadata.generateName = `${'m'.repeat(42)}-`; }, want: [] },
+    { name: 'generateName of 44 characters: every name made from it is too long', edit: (o) => { delete o.metadata.name; o.metadata.generateName = `${'m'.repeat(43)}-`; }, want: [Invalid('metadata.generateName')] },
+    { name: 'generateName of 48 characters, reported once', edit: (o) => { delete o.metadata.name; o.metadata.generateName = 'm'.repeat(48); }, want: [Invalid('metadata.generateName')] },
+    { name: 'generateName of 49 characters, reported once', edit: (o) => { delete o.metadata.name; o.metadata.generateName = 'm'.repeat(49); }, want: [Invalid('metadata.generateName')] },
+    { name: 'a long generateName beside a name, which the API server uses instead', edit: (o) => (o.metadata.generateName = 'm'.repeat(46)), want: [] },
     { name: 'namespace on a cluster-scoped kind', edit: (o) => (o.metadata.namespace = 'default'), want: [Forbidden('metadata.namespace')] },
     { name: 'bad label key', edit: (o) => (o.metadata.labels = { 'bad key': 'x' }), want: [Invalid('metadata.labels')] },
     { name: 'bad label value', edit: (o) => (o.metadata.labels = { ok: 'not ok!' }), want: [Invalid('metadata.labels[ok]')] },
