@@ -133,13 +133,15 @@ function withNullsRead(
   };
 }
 
-/** Whether a null is anywhere in a JSON value. */
+/** Whether a null is anywhere in a value; each object is looked into once, so one that refers to itself ends too. */
 function holdsNull(value: unknown): boolean {
   const pending: unknown[] = [value];
+  const seen = new Set<object>();
   while (pending.length) {
     const node = pending.pop();
     if (node === null) return true;
-    if (typeof node !== 'object') continue;
+    if (typeof node !== 'object' || seen.has(node)) continue;
+    seen.add(node);
     for (const key in node) pending.push((node as Record<string, unknown>)[key]);
   }
   return false;
@@ -209,10 +211,10 @@ const ALWAYS_JUDGED = new Set(['', 'apiVersion', 'kind', 'metadata']);
 /**
  * An UPDATE that leaves a section (spec, status, or an interpreter webhook configuration's
  * webhooks) exactly as stored is not refused for what that section holds: each such cause
- * becomes a warning. A controller removing its finalizer, or adding a label, must not be stopped by a rule
- * the stored object predates (Karmada stored it under rules looser than fleetgate's). Judged per
- * section, not per value: a rule that relates values (a duplicate, a sum) may blame one the write
- * left alone for a change elsewhere in the section.
+ * becomes a warning. A controller removing its finalizer, or adding a label, must not be
+ * stopped by a rule the stored object predates (Karmada stored it under rules looser than
+ * fleetgate's). Judged per section, not per value: a rule that relates values (a duplicate, a
+ * sum) may blame one the write left alone for a change elsewhere in the section.
  */
 function keepCausesInSectionsAsStored(ctx: RuleContext, object: Record<string, unknown>, stored: Record<string, unknown>): RuleContext {
   if (ctx.causes.length === 0) return ctx;

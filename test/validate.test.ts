@@ -136,6 +136,13 @@ describe('a field written as null', () => {
     expectCauses(changed(stored, (o) => (o.spec.region = 'us-west-2')), [Required('spec.syncMode')], { operation: 'UPDATE', oldObject: stored });
   });
 
+  it('is looked for in a stored object that refers to itself without running forever', () => {
+    const stored: any = changed(mcs, () => undefined);
+    stored.spec.self = stored;
+    const result = validate(mcs, { operation: 'UPDATE', oldObject: stored });
+    expect(result.causes).toEqual([]);
+  });
+
   it('is read once: an object that keeps a null whatever is removed is judged, not read again and again', () => {
     Object.defineProperty(Object.prototype, 'range', { value: null, configurable: true, writable: true });
     try {
