@@ -366,6 +366,29 @@ export function parseManifests(text: string, file: string): { manifests: Manifes
   return { manifests, problems };
 }
 
+/** Where js-yaml says its error is: line and column from 0, and the offset into the text. */
+interface YamlMark {
+  line: number;
+  column: number;
+  position?: number;
+}
+
+/**
+ * A mark's line and column in `text`. js-yaml sets them for every error but one: a NUL byte,
+ * which it places by offset alone, on line 0 at a column past that line's end.
+ */
+function markIn(text: string, mark: YamlMark): { line: number; column: number } {
+  const firstLineEnd = text.indexOf('\n');
+  if (mark.line !== 0 || mark.position === undefined || mark.column <= (firstLineEnd < 0 ? text.length : firstLineEnd)) return mark;
+  let line = 0;
+  let lineStart = 0;
+  for (let i = text.indexOf('\n'); i >= 0 && i < mark.position; i = text.indexOf('\n', i + 1)) {
+    line++;
+    lineStart = i + 1;
+  }
+  return { line, column: mark.position - lineStart };
+}
+
 /** The objects of one file's text, one document at a time; problems are added to `problems`. */
 function* manifestsIn(text: string, file: string, problems: ReadProblem[]): Generator<Manifest> {
   for (const chunk of chunks(text)) {
@@ -373,11 +396,12 @@ function* manifestsIn(text: string, file: string, problems: ReadProblem[]): Gene
     try {
       value = jsyaml.load(chunk.text, { schema: KUBECTL_JSYAML_SCHEMA, filename: file });
     } catch (err) {
-      const e = err as { reason?: string; mark?: { line: number; column: number }; message: string };
+      const e = err as { reason?: string; mark?: YamlMark; message: string };
+      const at = e.mark ? markIn(chunk.text, e.mark) : undefined;
       problems.push({
         file,
-        line: e.mark ? chunk.firstLine + e.mark.line : chunk.firstLine,
-        column: e.mark ? e.mark.column + 1 : undefined,
+        line: at ? chunk.firstLine + at.line : chunk.firstLine,
+        column: at ? at.column + 1 : undefined,
         message: `YAML syntax error: ${e.reason ?? e.message.split('\n')[0]}`,
       });
       continue;

@@ -242,6 +242,11 @@ describe('parseManifests: lines of fields', () => {
     expect(problems).toHaveLength(1);
     expect(problems[0]).toMatchObject({ file: 'e.yaml', line: 5, message: expect.stringMatching(/^YAML syntax error: /) });
   });
+
+  it('reports a NUL byte where it is, though js-yaml places it on the first line', () => {
+    const { problems } = parseManifests(['kind: A', '---', 'kind: B', 'spec:', '  region: "us\0west"'].join('\n'), 'nul.yaml');
+    expect(problems).toEqual([{ file: 'nul.yaml', line: 5, column: 14, message: 'YAML syntax error: null byte is not allowed in input' }]);
+  });
 });
 
 describe('streamManifests: files it cannot read', () => {
