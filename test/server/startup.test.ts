@@ -30,6 +30,10 @@ describe('serve start-up', () => {
   it.each([
     [['--port', 'http'], '--port must be a port number'],
     [['--probe-port', '70000'], '--probe-port must be a port number'],
+    // Number() reads these as 0 (a random port), 8000 and 1000: a port is written in decimal digits.
+    [['--port', ''], '--port must be a port number'],
+    [['--probe-port', '0x1F40'], '--probe-port must be a port number'],
+    [['--port', '1e3'], '--port must be a port number'],
     [['--tls-min-version', '1.1'], '--tls-min-version must be 1.2 or 1.3'],
     [['--log-level', 'loud'], '--log-level must be'],
     [['--context-failure-policy', 'maybe'], '--context-failure-policy must be fail or ignore'],

@@ -63,8 +63,9 @@ async function run(args: string[], io: CliIO): Promise<number> {
   const usage = (message: string) => usageError('serve', io, message);
   const port = (value: string | undefined, fallback: number): number | undefined => {
     if (value === undefined) return fallback;
-    const n = Number(value);
-    return Number.isInteger(n) && n >= 0 && n <= 65535 ? n : undefined;
+    // Decimal digits only: Number() reads '' as 0 (a random port), '0x1F40' as 8000, '1e3' as 1000.
+    const n = /^\d{1,5}$/.test(value) ? Number(value) : NaN;
+    return n <= 65535 ? n : undefined;
   };
   const webhookPort = port(values.port, 8443);
   if (webhookPort === undefined) return usage(`--port must be a port number, got "${values.port}"`);
