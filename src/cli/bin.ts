@@ -18,9 +18,8 @@ if (argv[0] === 'serve') {
       if (!running) return void process.kill(process.pid, signal);
       if (draining) return;
       draining = true;
-      process.stderr.write(`${signal}: draining in-flight reviews\n`);
       setTimeout(() => process.exit(1), SHUTDOWN_GRACE_MS).unref();
-      void running.close().then(() => process.exit(0));
+      void running.close(signal).then(() => process.exit(0));
     });
   }
 }

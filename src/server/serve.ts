@@ -7,7 +7,7 @@ import { createServer as createHttpsServer, type Server as HttpsServer, type Ser
 import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
 import { readFileSync, watch, type FSWatcher } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { pino, type Logger } from 'pino';
 import { createApp, type AppOptions } from './app.js';
 import { createMetrics } from './metrics.js';
@@ -45,8 +45,11 @@ export interface RunningServer {
   caFile?: string;
   /** Re-reads the certificate files now (also done automatically when they change). */
   reloadCertificates(): boolean;
-  /** Readiness turns false, new connections stop, in-flight reviews finish. */
-  close(): Promise<void>;
+  /**
+   * Stops serving: readiness turns false, new connections stop, the reviews in flight finish,
+   * then every connection is closed. `signal`, if given, is logged.
+   */
+  close(signal?: string): Promise<void>;
 }
 
 /**
@@ -54,6 +57,15 @@ export interface RunningServer {
  * first would race its next request and fail it with an EOF.
  */
 const KEEP_ALIVE_TIMEOUT_MS = 95_000;
+
+/**
+ * No API server waits longer than 30 s for a webhook's answer, so a request that takes longer
+ * to arrive (a stalled or trickled body, headers never finished) is given up on. Node checks
+ * both limits only while a request is arriving, not on an idle kept-alive connection.
+ */
+const REQUEST_TIMEOUT_MS = 30_000;
+
+const WAITING_FOR_CACHES = 'waiting for the first list of Services and ResourceInterpreterCustomizations from the control plane';
 /** Certificate writers (kubelet's Secret volumes, cert-manager) change several files in a burst. */
 const RELOAD_DEBOUNCE_MS = 100;
 
@@ -124,7 +136,24 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
     createApp({ ...options, lookups, metrics, logger: log, draining: () => !ready }).callback(),
   );
   server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
-  server.headersTimeout = KEEP_ALIVE_TIMEOUT_MS + 5_000;
+  server.requestTimeout = REQUEST_TIMEOUT_MS;
+  server.headersTimeout = REQUEST_TIMEOUT_MS;
+
+  // Every connection, from the TCP accept on (before TLS, before any request), and the reviews
+  // in flight: shutdown waits for the reviews, not for connections that carry none.
+  const sockets = new Set<Socket>();
+  server.on('connection', (socket: Socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  });
+  let reviewsInFlight = 0;
+  let allReviewsDone: (() => void) | undefined;
+  server.on('request', (_req, res) => {
+    reviewsInFlight++;
+    res.once('close', () => {
+      if (--reviewsInFlight === 0) allReviewsDone?.();
+    });
+  });
 
   const reloadCertificates = (): boolean => {
     try {
@@ -172,12 +201,13 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
     }
     const known = path === '/healthz' || path === '/livez' || path === '/readyz';
     // Not ready while shutting down, nor before the control-plane caches have their first list.
-    const ok = known && (path !== '/readyz' || (ready && (kube?.synced() ?? true)));
-    res.writeHead(known ? (ok ? 200 : 503) : 404, { 'content-type': 'text/plain' });
-    res.end(known ? (ok ? 'ok' : 'shutting down') : 'not found');
+    const notReady = path !== '/readyz' ? undefined : !ready ? 'shutting down' : kube && !kube.synced() ? WAITING_FOR_CACHES : undefined;
+    res.writeHead(known ? (notReady ? 503 : 200) : 404, { 'content-type': 'text/plain' });
+    res.end(known ? (notReady ?? 'ok') : 'not found');
   });
 
-  const close = async () => {
+  const close = async (signal?: string) => {
+    if (signal) log.info({ signal, reviewsInFlight }, 'draining the reviews in flight, then exiting');
     ready = false;
     clearTimeout(pending);
     for (const w of watchers) w.close();
@@ -187,6 +217,10 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
     const closed = (s: HttpServer | HttpsServer) => new Promise<void>((done) => (s.listening ? s.close(() => done()) : done()));
     const serverClosed = closed(server);
     server.closeIdleConnections();
+    // Once no review is in flight, what is left carries none: a bare TCP connection, one idle
+    // after its TLS handshake, one whose request never finished arriving. None may hold shutdown.
+    if (reviewsInFlight > 0) await new Promise<void>((done) => (allReviewsDone = done));
+    for (const socket of sockets) socket.destroy();
     await serverClosed;
     clearInterval(sweep);
     await closed(probes);

@@ -4,6 +4,7 @@ import { existsSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'node:https';
+import { connect } from 'node:net';
 import { fileURLToPath } from 'node:url';
 
 const bin = fileURLToPath(new URL('../../dist/src/cli/bin.js', import.meta.url));
@@ -71,7 +72,24 @@ describe.skipIf(!built)('fleetgate serve as a process (runs dist/, which npm tes
     expect(status).toBe(200);
     expect(json.response).toMatchObject({ uid: 'drain', allowed: true });
     expect(await server.exited).toBe(0);
-    expect(server.log()).toContain('SIGTERM');
+    // The logs are JSON lines, the signal's too.
+    const lines = server.log().trim().split('\n');
+    expect(lines.filter((l) => !l.startsWith('{'))).toEqual([]);
+    expect(lines.map((l) => JSON.parse(l)).some((l) => l.signal === 'SIGTERM')).toBe(true);
+  });
+
+  it('on SIGTERM exits 0 at once when open connections carry no review', async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'fleetgate-idle-'));
+    const server = startProcess(cwd, []);
+    const { port } = await server.ready;
+    const idle = connect(port, '127.0.0.1');
+    idle.on('error', () => {});
+    await new Promise((r) => idle.once('connect', r));
+    const began = Date.now();
+    server.child.kill('SIGTERM');
+    expect(await server.exited).toBe(0);
+    expect(Date.now() - began).toBeLessThan(5000);
+    idle.destroy();
   });
 
   it('writes the whole of a large report into a pipe before it exits', async () => {

@@ -137,7 +137,10 @@ describe('a control plane that never answers', () => {
     const ca = createCA();
     const server = await serve({ port: 0, probePort: 0, bindAddress: '127.0.0.1', certDir: servingCertDir(ca), kubeconfig: file, logger: silent });
     try {
-      expect((await fetch(`http://127.0.0.1:${server.probePort}/readyz`)).status).toBe(503);
+      const readyz = await fetch(`http://127.0.0.1:${server.probePort}/readyz`);
+      expect(readyz.status).toBe(503);
+      // Not "shutting down": a probe failure read in kubectl describe must say what is awaited.
+      expect(await readyz.text()).toBe('waiting for the first list of Services and ResourceInterpreterCustomizations from the control plane');
       const { request } = await import('node:https');
       const began = Date.now();
       const body = JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request: { uid: 'k', operation: 'CREATE', object: config } });

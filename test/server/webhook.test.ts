@@ -3,6 +3,8 @@ import { mkdtempSync, renameSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request, type RequestOptions } from 'node:https';
+import { connect } from 'node:net';
+import { connect as tlsConnect } from 'node:tls';
 import { pino } from 'pino';
 import { createCA, createClientCert, createServingCert } from '../../certs/tinyca.js';
 import { serve, type RunningServer, type ServeOptions } from '../../src/server/serve.js';
@@ -217,5 +219,31 @@ describe('shutdown', () => {
     // A client must not reuse a connection the server is about to close.
     expect(answer.headers.connection).toBe('close');
     await closing;
+  });
+
+  it('is not held by connections without a review in flight: bare, idle after TLS, or with headers half sent', async () => {
+    const server = await start();
+    const bare = connect(server.port, '127.0.0.1');
+    const idle = tlsConnect({ port: server.port, host: '127.0.0.1', ca: ca.certPem, servername: 'localhost' });
+    const halfSent = tlsConnect({ port: server.port, host: '127.0.0.1', ca: ca.certPem, servername: 'localhost' }, () => halfSent.write('POST /validate HTTP/1.1\r\nHost: x\r\n'));
+    for (const s of [bare, idle, halfSent]) s.on('error', () => {});
+    await Promise.all([bare, idle, halfSent].map((s) => new Promise((r) => s.once(s === bare ? 'connect' : 'secureConnect', r))));
+    await new Promise((r) => setTimeout(r, 100));
+    const began = Date.now();
+    await server.close();
+    expect(Date.now() - began).toBeLessThan(2000);
+    for (const s of [bare, idle, halfSent]) s.destroy();
+  });
+});
+
+describe('a request that never finishes arriving', () => {
+  it('is given at most 30 seconds, as no API server waits longer for an answer', async () => {
+    const server = await start();
+    try {
+      expect(server.server.requestTimeout).toBe(30_000);
+      expect(server.server.headersTimeout).toBeLessThanOrEqual(30_000);
+    } finally {
+      await server.close();
+    }
   });
 });
