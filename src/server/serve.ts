@@ -64,8 +64,12 @@ const KEEP_ALIVE_TIMEOUT_MS = 95_000;
  * both limits only while a request is arriving, not on an idle kept-alive connection.
  */
 const REQUEST_TIMEOUT_MS = 30_000;
+/** How often Node looks for requests past those limits (its default, 30 s, would double them). */
+const TIMEOUT_CHECK_INTERVAL_MS = 5_000;
 
+/** What /readyz says before the control-plane caches have their first list. */
 const WAITING_FOR_CACHES = 'waiting for the first list of Services and ResourceInterpreterCustomizations from the control plane';
+
 /** Certificate writers (kubelet's Secret volumes, cert-manager) change several files in a burst. */
 const RELOAD_DEBOUNCE_MS = 100;
 
@@ -131,6 +135,7 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
     {
       ...initialTls,
       minVersion: options.tlsMinVersion ?? 'TLSv1.2',
+      connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS,
       ...(options.clientCaFile ? { requestCert: true, rejectUnauthorized: true } : {}),
     },
     createApp({ ...options, lookups, metrics, logger: log, draining: () => !ready }).callback(),
