@@ -1,10 +1,10 @@
 /** Cluster (cluster.<domain>/v1alpha1, cluster-scoped): a member cluster. */
 import { isIP } from 'node:net';
 import {
-  Arr, Bool, Condition, Enum, INT32_MAX, INT32_MIN, Int32, LocalSecretReference, Obj, Opt, QuantityMap, Quantity, ReqStr, Str, StrList, StringMap, Taint, envelope,
+  Arr, Bool, Condition, Enum, Int32, LocalSecretReference, Obj, Opt, QuantityMap, Quantity, ReqStr, Str, StrList, StringMap, Taint, envelope,
   type Static,
 } from './_shared/schema.js';
-import { add, addUnlessStored, checkConditions, checkTaintsUnique, checkUnique, child, index, isRecord, isString, list, record } from './_shared/checks.js';
+import { add, addUnlessStored, checkConditions, checkTaintsUnique, checkUnique, child, index, isInt32, isRecord, isString, list, record } from './_shared/checks.js';
 import { duplicate, forbidden, invalid } from '../src/field.js';
 import { CLUSTER_NAME_MAX, clusterName } from '../src/checks/names.js';
 import { compareQuantity, parseQuantity, type Quantity as Q } from '../src/checks/quantity.js';
@@ -148,8 +148,7 @@ interface ParsedRange {
 }
 
 /** A grade as the schema admits it (an int32), or undefined where the schema reports it. */
-const int32Grade = (grade: unknown): number | undefined =>
-  typeof grade === 'number' && Number.isInteger(grade) && grade >= INT32_MIN && grade <= INT32_MAX ? grade : undefined;
+const int32Grade = (grade: unknown): number | undefined => (isInt32(grade) ? grade : undefined);
 
 /** The lowest of the grades the schema admits, or undefined when it admits none. */
 function lowestGrade(grades: readonly (number | undefined)[]): number | undefined {

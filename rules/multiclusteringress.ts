@@ -2,8 +2,8 @@
  * MultiClusterIngress (networking.<domain>/v1alpha1, namespaced): an Ingress spread over
  * clusters. The spec rules are Kubernetes' Ingress validation as Karmada lifts it.
  */
-import { Arr, Enum, INT32_MAX, INT32_MIN, Int32, Obj, Opt, PortStatus, ReqStr, Str, StrList, envelope, type Static } from './_shared/schema.js';
-import { add, checkUnique, child, index, isRecord, isString, key, list, record } from './_shared/checks.js';
+import { Arr, Enum, Int32, Obj, Opt, PortStatus, ReqStr, Str, StrList, envelope, type Static } from './_shared/schema.js';
+import { add, checkUnique, child, index, isInt32, isRecord, isString, key, list, record } from './_shared/checks.js';
 import { duplicate, invalid, required } from '../src/field.js';
 import { dns1123Subdomain, dnsHostname, wildcardDns1123Subdomain } from '../src/checks/names.js';
 import type { KindRules, RuleContext } from '../src/rule.js';
@@ -146,9 +146,8 @@ function checkServicePort(ctx: RuleContext, port: unknown, path: string): void {
   if (hasName && hasNumber) add(ctx, invalid(path, p, 'cannot set both port name & port number'));
   else if (!hasName && !hasNumber) add(ctx, required(path, 'port name or number is required'));
   // A fraction, or a number outside int32, is the schema's to report.
-  const n = p.number as number;
-  if (hasNumber && Number.isInteger(n) && n >= INT32_MIN && n <= INT32_MAX && (n < 1 || n > MAX_PORT)) {
-    add(ctx, invalid(child(path, 'number'), n, `must be between 1 and ${MAX_PORT}, inclusive`));
+  if (hasNumber && isInt32(p.number) && (p.number < 1 || p.number > MAX_PORT)) {
+    add(ctx, invalid(child(path, 'number'), p.number, `must be between 1 and ${MAX_PORT}, inclusive`));
   }
 }
 

@@ -7,6 +7,7 @@ import { child, duplicate, index, invalid, keptWarning, key, required, forbidden
 import { labelValue, qualifiedName } from '../../src/checks/names.js';
 import { storedObject, type RuleContext } from '../../src/rule.js';
 import { isRecord } from '../../src/is.js';
+import { INT32_MAX, INT32_MIN } from './schema.js';
 
 export { child, index, key, isRecord };
 
@@ -16,6 +17,8 @@ export const list = <T = unknown>(v: unknown): T[] => (Array.isArray(v) ? (v as 
 export const record = (v: unknown): Record<string, unknown> => (isRecord(v) ? v : {});
 export const isString = (v: unknown): v is string => typeof v === 'string';
 export const isInt = (v: unknown): v is number => typeof v === 'number' && Number.isInteger(v);
+/** An integer the schema's int32 type admits; anything else is the schema's to report. */
+export const isInt32 = (v: unknown): v is number => isInt(v) && v >= INT32_MIN && v <= INT32_MAX;
 
 export const add = (ctx: RuleContext, cause: Cause): void => {
   ctx.causes.push(cause);
