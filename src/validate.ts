@@ -151,7 +151,7 @@ const UPDATE_NOT_CHECKED = 'update rules (immutable fields) not checked: no oldO
 
 /** Fields a status write may change: status and metadata (a field named `metadataFoo` is neither). */
 const inStatusWrite = (field: string): boolean => {
-  const section = field.split(/[.[]/, 1)[0];
+  const section = sectionOf(field);
   return section === 'status' || section === 'metadata' || field === 'apiVersion' || field === 'kind';
 };
 
