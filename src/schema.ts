@@ -209,10 +209,10 @@ function describeType(type: string | string[] | undefined): string {
 
 const unescapePointer = (segment: string) => (segment.includes('~') ? unescapeToken(segment) : segment);
 
-/** The value at the place a walk describes. */
-function valueAt(root: unknown, walk: Walk): unknown {
+/** The value at the place keys from the root (a walk's segments) describe. */
+function valueAt(root: unknown, segments: readonly string[]): unknown {
   let node = root;
-  for (const segment of walk.segments) {
+  for (const segment of segments) {
     if (typeof node !== 'object' || node === null) return undefined;
     node = (node as Record<string, unknown>)[segment];
   }
@@ -255,11 +255,11 @@ function toCauses(rootSchema: object, data: unknown, errors: ErrorObject[], stor
       unknownFields.push(child(path, (e.params as { additionalProperty: string }).additionalProperty));
       continue;
     }
-    const value = valueAt(data, walk);
+    const value = valueAt(data, walk.segments);
     // `field:` with no value is null in YAML: for a required field that is a missing value, never
     // kept, whichever of the field's keywords (type, enum) ajv reports it under.
     const missing = value === null && isRequiredProperty(rootSchema, e.instancePath);
-    if (stored !== undefined && !missing && isDeepStrictEqual(value, valueAt(stored, walk))) keptPaths.add(path);
+    if (stored !== undefined && !missing && isDeepStrictEqual(value, valueAt(stored, walk.segments))) keptPaths.add(path);
     switch (e.keyword) {
       case 'type':
         if (missing) {
@@ -330,12 +330,7 @@ const isObjectMetaMapValue = (place: readonly string[]): boolean =>
   place.length === 3 && place[0] === 'metadata' && (place[1] === 'labels' || place[1] === 'annotations');
 
 /** Whether the place a walk describes is a field of an object (a property or a map's value), not a list's item or the root. */
-function isFieldOfObject(root: unknown, walk: Walk): boolean {
-  if (walk.segments.length === 0) return false;
-  let node = root;
-  for (let i = 0; i < walk.segments.length - 1; i++) node = (node as Record<string, unknown>)[walk.segments[i]!];
-  return isRecord(node);
-}
+const isFieldOfObject = (root: unknown, walk: Walk): boolean => walk.segments.length > 0 && isRecord(valueAt(root, walk.segments.slice(0, -1)));
 
 /**
  * A copy of `object` with the nulls at `places` (keys from the root, as SchemaResult.nulls gives
