@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import jsyaml from 'js-yaml';
 import { KUBECTL_JSYAML_SCHEMA } from './yaml.js';
 import { isRecord } from './is.js';
+import { lineAndColumn } from './line-column.js';
 
 export interface Manifest {
   object: Record<string, unknown>;
@@ -380,13 +381,8 @@ interface YamlMark {
 function markIn(text: string, mark: YamlMark): { line: number; column: number } {
   const firstLineEnd = text.indexOf('\n');
   if (mark.line !== 0 || mark.position === undefined || mark.column <= (firstLineEnd < 0 ? text.length : firstLineEnd)) return mark;
-  let line = 0;
-  let lineStart = 0;
-  for (let i = text.indexOf('\n'); i >= 0 && i < mark.position; i = text.indexOf('\n', i + 1)) {
-    line++;
-    lineStart = i + 1;
-  }
-  return { line, column: mark.position - lineStart };
+  const at = lineAndColumn(text, mark.position);
+  return { line: at.line - 1, column: at.column - 1 };
 }
 
 /** The objects of one file's text, one document at a time; problems are added to `problems`. */

@@ -131,9 +131,3 @@ function walk(root: unknown, visit: (node: LuaNode) => void): void {
   }
 }
 
-/** 1-based line and column of an offset, as gopher-lua and editors count. */
-export function lineAndColumn(script: string, offset: number): { line: number; column: number } {
-  const before = script.slice(0, offset);
-  const lines = before.split(/\r\n|\r|\n/);
-  return { line: lines.length, column: lines[lines.length - 1]!.length + 1 };
-}

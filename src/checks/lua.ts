@@ -6,7 +6,8 @@
  */
 import { lazyRequire } from '../lazy.js';
 import { ownCopy } from './memo.js';
-import { gopherLuaProblem, lineAndColumn, mayBeRefusedByGopherLua, shebangProblem, type DetailedChunk, type LuaNode, type LuaProblem } from './gopher-lua.js';
+import { lineAndColumn } from '../line-column.js';
+import { gopherLuaProblem, mayBeRefusedByGopherLua, shebangProblem, type DetailedChunk, type LuaNode, type LuaProblem } from './gopher-lua.js';
 
 const luaparse = lazyRequire<typeof import('luaparse')>('luaparse');
 
