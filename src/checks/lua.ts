@@ -100,10 +100,10 @@ function repeatedSeparatorAt(script: string, err: LuaSyntaxError): number | unde
 /**
  * The syntax tree as gopher-lua reads it, but for repeated table separators: Lua 5.1 plus
  * `goto`. luaparse's 5.2 mode has `goto` but rejects escapes that 5.2 made errors (`"\."`,
- * `"\d"`, `"\xZZ"`), which gopher-lua keeps as the plain character. A script 5.2 rejects for that is read by 5.1 mode;
- * one that also uses `goto` is read by 5.2 with each such backslash blanked out (the same
- * length, so positions hold). A script read neither way gets the first error that is not
- * about such an escape.
+ * `"\d"`, `"\xZZ"`), which gopher-lua keeps as the plain character. A script 5.2 rejects for
+ * that is read by 5.1 mode; one that also uses `goto` is read by 5.2 with each such backslash
+ * blanked out (the same length, so positions hold). A script read neither way gets the first
+ * error that is not about such an escape.
  */
 function parseReadingEscapes(script: string, detailed: boolean): DetailedChunk {
   try {
