@@ -56,7 +56,7 @@ type LuaSyntaxError = Error & { index?: number };
 
 /** luaparse's errors for escapes that gopher-lua, like Lua 5.1, reads as the escaped character. */
 const LENIENT_ESCAPE = /^\[\d+:\d+\] (invalid escape sequence|hexadecimal digit expected|decimal escape too large) near /;
-/** Escapes mended one at a time, each a re-parse; past this many, the script gets the first escape error. */
+/** Lenient escapes mended, one re-reading each; past this many, the script gets the first escape error. */
 const MAX_MENDED_ESCAPES = 16;
 
 /** Places where separators repeat in a table constructor are mended at most this many times; past that, the error stands. */
@@ -66,26 +66,74 @@ const SPACE = /[ \t\r\n\f\v]/;
 const SEPARATOR = /[,;]/;
 
 /**
- * The script's syntax tree as gopher-lua reads it. Its grammar also lets a table constructor's
- * separators repeat once a field has come (`{1,,2}`, `{1;;}`, `{a = 1,;}`), where luaparse
- * wants a field or `}`: each run of repeated separators is blanked out (positions hold) and the
- * script read again. Only white space may stand between two separators; a comment there is left
- * an error (gopher-lua would take it), and so is a separator before the first field (`{,}`), as
- * in gopher-lua.
+ * Characters re-read in all while mending one script. A reading costs about 0.3 s per MiB, and
+ * a script may be megabytes long: without this, 32 places to mend in a 1 MiB script would cost
+ * ten seconds of one request. Every re-reading of a script up to 30 KiB fits; a longer script
+ * with many places gets the error at the first place past the budget.
  */
-function parseAsGopherLua(script: string, detailed = false): DetailedChunk {
-  let mended = script;
-  for (let i = 0; ; i++) {
+const REREAD_BUDGET = 1024 * 1024;
+
+/** A script as gopher-lua reads it: its syntax tree, and the text and mode that gave it. */
+interface Reading {
+  chunk: DetailedChunk;
+  /** The script with the mended places blanked out: the same length, so positions hold. */
+  text: string;
+  version: '5.1' | '5.2';
+}
+
+/**
+ * The script's syntax tree as gopher-lua reads it: Lua 5.1 plus `goto`. That is luaparse's 5.2
+ * mode, with two differences mended where luaparse stops at them, each blanked out (positions
+ * hold) and the script read again, the mends kept from one reading to the next:
+ * - Escapes 5.2 made errors (`"\."`, `"\d"`, `"\xZZ"`), which gopher-lua keeps as the plain
+ *   character. At the first, the script is read in 5.1 mode; one that also uses `goto` (or needs
+ *   other mending) has each such backslash blanked instead. A script read neither way gets the
+ *   first error that is not about such an escape, or the first escape error if they never ran out.
+ * - A table constructor's separators repeated once a field has come (`{1,,2}`, `{1;;}`,
+ *   `{a = 1,;}`), where luaparse wants a field or `}`: each run is blanked out. Only white space
+ *   may stand between two separators; a comment there is left an error (gopher-lua would take
+ *   it), and so is a separator before the first field (`{,}`), as in gopher-lua.
+ */
+function readAsGopherLua(script: string): Reading {
+  let text = script;
+  let reread = 0;
+  let escapesMended = 0;
+  let separatorsMended = 0;
+  let firstEscapeError: LuaSyntaxError | undefined;
+  const mayReread = () => reread + text.length <= REREAD_BUDGET;
+  for (;;) {
+    let err: LuaSyntaxError;
     try {
-      return parseReadingEscapes(mended, detailed);
-    } catch (err) {
-      const at = i < MAX_MENDED_SEPARATORS ? repeatedSeparatorAt(mended, err as LuaSyntaxError) : undefined;
+      return { chunk: parse(text, '5.2'), text, version: '5.2' };
+    } catch (error) {
+      err = error as LuaSyntaxError;
+    }
+    if (LENIENT_ESCAPE.test(err.message)) {
+      if (!firstEscapeError) {
+        firstEscapeError = err;
+        if (mayReread()) {
+          reread += text.length;
+          try {
+            return { chunk: parse(text, '5.1'), text, version: '5.1' };
+          } catch {
+            // Not 5.1 either (`goto`, or a place still to mend): the escapes are blanked one by one.
+          }
+        }
+      }
+      const backslash = err.index === undefined ? -1 : text.lastIndexOf('\\', err.index);
+      if (backslash < 0 || escapesMended >= MAX_MENDED_ESCAPES || !mayReread()) throw firstEscapeError;
+      text = `${text.slice(0, backslash)} ${text.slice(backslash + 1)}`;
+      escapesMended++;
+    } else {
+      const at = separatorsMended < MAX_MENDED_SEPARATORS && mayReread() ? repeatedSeparatorAt(text, err) : undefined;
       if (at === undefined) throw err;
       // The whole run at once (`{1,,,,2}`): one more reading per place, not per separator.
       let end = at;
-      while (end < mended.length && (SEPARATOR.test(mended[end]!) || SPACE.test(mended[end]!))) end++;
-      mended = `${mended.slice(0, at)}${mended.slice(at, end).replace(/[,;]/g, ' ')}${mended.slice(end)}`;
+      while (end < text.length && (SEPARATOR.test(text[end]!) || SPACE.test(text[end]!))) end++;
+      text = `${text.slice(0, at)}${text.slice(at, end).replace(/[,;]/g, ' ')}${text.slice(end)}`;
+      separatorsMended++;
     }
+    reread += text.length;
   }
 }
 
@@ -95,41 +143,6 @@ function repeatedSeparatorAt(script: string, err: LuaSyntaxError): number | unde
   let before = err.index - 1;
   while (before >= 0 && SPACE.test(script[before]!)) before--;
   return before >= 0 && SEPARATOR.test(script[before]!) ? err.index : undefined;
-}
-
-/**
- * The syntax tree as gopher-lua reads it, but for repeated table separators: Lua 5.1 plus
- * `goto`. luaparse's 5.2 mode has `goto` but rejects escapes that 5.2 made errors (`"\."`,
- * `"\d"`, `"\xZZ"`), which gopher-lua keeps as the plain character. A script 5.2 rejects for
- * that is read by 5.1 mode; one that also uses `goto` is read by 5.2 with each such backslash
- * blanked out (the same length, so positions hold). A script read neither way gets the first
- * error that is not about such an escape.
- */
-function parseReadingEscapes(script: string, detailed: boolean): DetailedChunk {
-  try {
-    return parse(script, '5.2', detailed);
-  } catch (err) {
-    const first = err as LuaSyntaxError;
-    if (!LENIENT_ESCAPE.test(first.message)) throw first;
-    try {
-      return parse(script, '5.1', detailed);
-    } catch {
-      let mended = script;
-      let error = first;
-      for (let i = 0; i < MAX_MENDED_ESCAPES && LENIENT_ESCAPE.test(error.message) && error.index !== undefined; i++) {
-        const backslash = mended.lastIndexOf('\\', error.index);
-        if (backslash < 0) break;
-        mended = `${mended.slice(0, backslash)} ${mended.slice(backslash + 1)}`;
-        try {
-          return parse(mended, '5.2', detailed);
-        } catch (next) {
-          error = next as LuaSyntaxError;
-        }
-      }
-      // Past the escapes, the script's real problem; if the escapes never ran out, the first one.
-      throw LENIENT_ESCAPE.test(error.message) ? first : error;
-    }
-  }
 }
 
 /**
@@ -148,9 +161,9 @@ function position(err: LuaSyntaxError & { line?: number; column?: number }): { l
 function check(script: string, fn: LuaFunctionSpec): string | undefined {
   const shebang = shebangProblem(script);
   if (shebang) return syntaxError(script, shebang);
-  let chunk: DetailedChunk;
+  let reading: Reading;
   try {
-    chunk = parseAsGopherLua(script);
+    reading = readAsGopherLua(script);
   } catch (err) {
     const e = err as LuaSyntaxError & { line?: number; column?: number };
     const message = e.message.replace(/^\[\d+:\d+\]\s*/, '');
@@ -158,11 +171,12 @@ function check(script: string, fn: LuaFunctionSpec): string | undefined {
     return at ? `Lua syntax error at line ${at.line}, column ${at.column}: ${message}` : `Lua syntax error: ${message}`;
   }
   if (mayBeRefusedByGopherLua(script)) {
-    const problem = gopherLuaProblem(script, parseAsGopherLua(script, true));
+    // The mended text, read once more in detail: its positions are the script's.
+    const problem = gopherLuaProblem(script, parse(reading.text, reading.version, true));
     if (problem) return syntaxError(script, problem);
   }
   const signature = `${fn.name}(${fn.params.join(', ')})`;
-  const definition = findGlobalFunction(chunk.body, fn.name);
+  const definition = findGlobalFunction(reading.chunk.body, fn.name);
   if (!definition) return `the script must define the global function ${signature}`;
   const params = definition.parameters as LuaNode[];
   const named = params.filter((p) => p.type === 'Identifier').length;

@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { luaScriptError } from '../../src/checks/lua.js';
 import { gopherLuaProblem, type LuaNode } from '../../src/checks/gopher-lua.js';
 import { heapAfterGcMiB } from '../heap.js';
+import { createRequire } from 'node:module';
+import { vi } from 'vitest';
 
 const retain = { name: 'Retain', params: ['desiredObj', 'observedObj'] } as const;
 const health = { name: 'InterpretHealth', params: ['observedObj'] } as const;
@@ -76,6 +78,42 @@ describe('luaScriptError', () => {
     const tables = (n: number) => body(Array.from({ length: n }, (_, i) => `local t${i} = {1,,2}`).join('\n'));
     expect(luaScriptError(tables(16), retain)).toBeUndefined();
     expect(luaScriptError(tables(17), retain)).toBe("Lua syntax error at line 18, column 16: '}' expected near ','");
+  });
+
+  describe('the cost of mending', () => {
+    // The same module object the checker loads: every reading of a script goes through its parse().
+    const luaparse = createRequire(import.meta.url)('luaparse') as { parse: (input: string, options?: object) => unknown };
+    /** Runs `check` and returns how many times, and how many characters in all, luaparse read. */
+    function readings(check: () => void): { count: number; units: number } {
+      const spy = vi.spyOn(luaparse, 'parse');
+      try {
+        check();
+        return { count: spy.mock.calls.length, units: spy.mock.calls.reduce((sum, [input]) => sum + (input as string).length, 0) };
+      } finally {
+        spy.mockRestore();
+      }
+    }
+    // `goto` keeps 5.1 mode from reading the escapes at once; a `break` makes the tree be read in detail as well.
+    const escapesAndSeparators = (filler: string) =>
+      `::top::\n${filler}${Array.from({ length: 15 }, (_, i) => `local s${i} = "\\."\n`).join('')}` +
+      `${Array.from({ length: 16 }, (_, i) => `local t${i} = {1,,2}\n`).join('')}while true do break end\nfunction Retain(d, o) return d end\n`;
+
+    it('reads a script once per mended place, escapes and separators together, and its detail once more', () => {
+      const script = escapesAndSeparators('');
+      let verdict: string | undefined = 'not run';
+      const { count } = readings(() => (verdict = luaScriptError(script, retain)));
+      expect(verdict).toBeUndefined();
+      // The first reading, 5.1 mode once, 15 escapes, 16 separator places, and the detailed tree: 34.
+      expect(count).toBeLessThanOrEqual(34);
+    });
+
+    it('bounds the re-reading of a long script by the text read, not by the places', () => {
+      // 400 KiB of statements: each reading costs about a tenth of a second.
+      const script = escapesAndSeparators('local x = 1 + 2 * 3\n'.repeat(20_000));
+      const { units } = readings(() => luaScriptError(script, retain));
+      // The first reading and the detailed one, plus at most 1 MiB of re-reading.
+      expect(units).toBeLessThanOrEqual(2 * script.length + 1024 * 1024);
+    });
   });
 
   it('refuses a #! first line, which gopher-lua does not skip in a script loaded from a string', () => {
