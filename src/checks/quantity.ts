@@ -14,7 +14,7 @@ export interface Quantity {
 }
 
 /** apimachinery's grammar: a signed decimal number, then a binary or decimal suffix or an exponent. */
-const NUMBER = String.raw`\d+\.?\d*|\.\d+`;
+const NUMBER = String.raw`\d+(?:\.\d*)?|\.\d+`;
 const SUFFIX = String.raw`Ki|Mi|Gi|Ti|Pi|Ei|n|u|m|k|M|G|T|P|E|[eE][+-]?\d+`;
 /** The grammar, capturing sign, number and suffix for the parse. */
 const QUANTITY = new RegExp(`^([+-]?)(${NUMBER})(${SUFFIX})?$`);
