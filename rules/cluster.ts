@@ -128,9 +128,12 @@ function validate(cluster: Cluster, ctx: RuleContext): void {
     if (list(spec.zones).length > 0) add(ctx, forbidden(child(path, 'zone'), 'may not be set together with spec.zones; zone is deprecated, use zones only'));
   }
   // Neither the spec nor Karmada forbids a repeated zone, and it means nothing: a warning, not a denial.
-  list(spec.zones).forEach((zone, i, zones) => {
-    const first = zones.indexOf(zone);
-    if (isString(zone) && zone !== '' && first < i) ctx.warnings.push(`${index(child(path, 'zones'), i)}: zone ${JSON.stringify(zone)} is already listed at spec.zones[${first}]`);
+  const firstListed = new Map<string, number>();
+  list(spec.zones).forEach((zone, i) => {
+    if (!isString(zone) || zone === '') return;
+    const first = firstListed.get(zone);
+    if (first === undefined) firstListed.set(zone, i);
+    else ctx.warnings.push(`${index(child(path, 'zones'), i)}: zone ${JSON.stringify(zone)} is already listed at spec.zones[${first}]`);
   });
   checkTaintsUnique(ctx, spec.taints, child(path, 'taints'));
   checkResourceModels(ctx, spec.resourceModels, child(path, 'resourceModels'));
