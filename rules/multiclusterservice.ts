@@ -4,7 +4,8 @@
  */
 import { Arr, Condition, Enum, Obj, Opt, Port, PortStatus, ReqStr, Str, StrList, envelope, type Static } from './_shared/schema.js';
 import { add, checkConditions, checkUnique, child, index, isRecord, isString, list, record } from './_shared/checks.js';
-import { duplicate, forbidden, invalid } from '../src/field.js';
+import { duplicate, forbidden, invalid, renderValue } from '../src/field.js';
+import { sameJson } from '../src/json-equal.js';
 import { dns1035Label, dns1123Label } from '../src/checks/names.js';
 import type { KindRules, RuleContext } from '../src/rule.js';
 
@@ -98,8 +99,8 @@ function validateStatus(mcs: MultiClusterService, ctx: RuleContext): void {
 function validateUpdate(mcs: MultiClusterService, old: MultiClusterService, ctx: RuleContext): void {
   const types = record(mcs.spec).types;
   const oldTypes = record(old.spec).types;
-  if (JSON.stringify(types ?? null) !== JSON.stringify(oldTypes ?? null)) {
-    add(ctx, invalid('spec.types', types ?? null, `MultiClusterService types are immutable (was ${JSON.stringify(oldTypes ?? null)})`));
+  if (!sameJson(types ?? null, oldTypes ?? null)) {
+    add(ctx, invalid('spec.types', types ?? null, `MultiClusterService types are immutable (was ${renderValue(oldTypes ?? null)})`));
   }
 }
 

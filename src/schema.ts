@@ -4,7 +4,6 @@
  * ajv's error objects are turned into causes here and nowhere else.
  */
 import { createRequire } from 'node:module';
-import { isDeepStrictEqual } from 'node:util';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { unescapeToken } from 'rfc6902/pointer.js';
 import { child, forbidden, index, invalid, key, notSupported, required, tooLong, tooMany, type Cause } from './field.js';
@@ -12,6 +11,7 @@ import { ajvFormats, formatChecks } from './schema-formats.js';
 import { GENERATED_VALIDATORS, compileSchema, schemaHash } from './schema-compiler.js';
 import { memoizeVerdict, ownCopy } from './checks/memo.js';
 import { isRecord } from './is.js';
+import { sameJson } from './json-equal.js';
 
 interface Precompiled {
   validators: Record<string, ValidateFunction>;
@@ -259,7 +259,7 @@ function toCauses(rootSchema: object, data: unknown, errors: ErrorObject[], stor
     // `field:` with no value is null in YAML: for a required field that is a missing value, never
     // kept, whichever of the field's keywords (type, enum) ajv reports it under.
     const missing = value === null && isRequiredProperty(rootSchema, e.instancePath);
-    if (stored !== undefined && !missing && isDeepStrictEqual(value, valueAt(stored, walk.segments))) keptPaths.add(path);
+    if (stored !== undefined && !missing && sameJson(value, valueAt(stored, walk.segments))) keptPaths.add(path);
     switch (e.keyword) {
       case 'type':
         if (missing) {

@@ -9,7 +9,7 @@ import { checkMetadata, checkMetadataUpdate } from './metadata.js';
 import { DEFAULT_GROUP_DOMAIN, apiVersion, rulesFor, supportedKinds } from '../rules/index.js';
 import { storedObject, type KindRules, type Lookups, type MaybePromise, type Operation, type RuleContext, type RuleOptions } from './rule.js';
 import { isRecord } from './is.js';
-import { isDeepStrictEqual } from 'node:util';
+import { sameJson } from './json-equal.js';
 
 export interface ValidateOptions extends RuleOptions {
   operation?: Operation;
@@ -172,7 +172,7 @@ function runRules(rules: KindRules, object: Record<string, unknown>, old: Record
   }
   // An UPDATE that leaves the status as stored (every main-resource write of a kind with a status
   // subresource: the API server restores it before webhooks see it) is not judged on it.
-  if (rules.validateStatus && !(old && isDeepStrictEqual(object.status, old.status))) {
+  if (rules.validateStatus && !(old && sameJson(object.status, old.status))) {
     try {
       rules.validateStatus(object, ctx);
     } catch (err) {
@@ -221,7 +221,7 @@ function keepCausesInSectionsAsStored(ctx: RuleContext, object: Record<string, u
   const unchanged = new Map<string, boolean>();
   const isUnchanged = (section: string): boolean => {
     let same = unchanged.get(section);
-    if (same === undefined) unchanged.set(section, (same = Object.hasOwn(stored, section) && isDeepStrictEqual(object[section], stored[section])));
+    if (same === undefined) unchanged.set(section, (same = Object.hasOwn(stored, section) && sameJson(object[section], stored[section])));
     return same;
   };
   const judged: Cause[] = [];

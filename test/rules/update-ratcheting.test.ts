@@ -14,6 +14,7 @@ import { work } from '../fixtures/work.js';
 import { frq } from '../fixtures/federatedresourcequota.js';
 import { config } from '../fixtures/resourceinterpreterwebhookconfiguration.js';
 import { ric } from '../fixtures/resourceinterpretercustomization.js';
+import { mcs } from '../fixtures/multiclusterservice.js';
 import { changed, Duplicate, expectCauses, Forbidden, Invalid, NotSupported, Required } from '../helpers.js';
 
 describe('UPDATE of an object stored with a mistake', () => {
@@ -133,5 +134,26 @@ describe('UPDATE that leaves the status as stored', () => {
     expectCauses(reason, [Duplicate('status.conditions[1].type')], { operation: 'UPDATE', oldObject: badStatus, subResource: 'status' });
     expectCauses(badStatus, [Duplicate('status.conditions[1].type')], { operation: 'UPDATE', oldObject: work, subResource: 'status' });
     expectCauses(badStatus, [Duplicate('status.conditions[1].type')]);
+  });
+});
+
+describe('UPDATE of values of any depth, or that are not JSON', () => {
+  /** The object as the API server sends it: object and oldObject decoded apart, from the same text. */
+  const decodedTwice = (text: string) => [JSON.parse(text), JSON.parse(text)] as const;
+  const nested = (depth: number) => `${'['.repeat(depth)}${']'.repeat(depth)}`;
+
+  it('compares a status nested deeper than the stack with the stored one', () => {
+    const [object, oldObject] = decodedTwice(JSON.stringify({ ...mcs, status: { x: '@' } }).replace('"@"', nested(20_000)));
+    const result = validate(object, { operation: 'UPDATE', oldObject });
+    expect(result.causes).toEqual([]);
+    expect(result.warnings).toContain('unknown field "status.x"');
+  });
+
+  it('keeps a mistake nested deeper than the stack when the write leaves it as stored', () => {
+    const text = JSON.stringify({ ...mcs, metadata: { ...mcs.metadata, labels: { a: '@' } } }).replace('"@"', nested(20_000));
+    const [object, oldObject] = decodedTwice(text);
+    expect(validate(object, { operation: 'UPDATE', oldObject }).causes).toEqual([]);
+    const [changedObject] = decodedTwice(text.replace(`${nested(1)}`, '[1]'));
+    expectCauses(changedObject, [Invalid('metadata.labels[a]')], { operation: 'UPDATE', oldObject });
   });
 });

@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest';
+import { sameJson } from '../src/json-equal.js';
+
+describe('sameJson', () => {
+  it.each([
+    ['the same primitive', 'a', 'a'],
+    ['numbers by value', 0, -0],
+    ['objects whatever their key order', { a: 1, b: [1, { c: null }] }, { b: [1, { c: null }], a: 1 }],
+    ['empty containers of one kind', [], []],
+  ])('finds equal %s', (_name, a, b) => {
+    expect(sameJson(a, b)).toBe(true);
+    expect(sameJson(b, a)).toBe(true);
+  });
+
+  it.each([
+    ['different primitives', 'a', 'b'],
+    ['a string and the number it spells', '1', 1],
+    ['null and an empty object', null, {}],
+    ['an array and an object with its indices', ['x'], { 0: 'x' }],
+    ['arrays in another order', [1, 2], [2, 1]],
+    ['an array with one more item', [1], [1, 1]],
+    ['a missing key and one holding null', { a: 1 }, { a: 1, b: null }],
+    ['the same keys with a different value deep down', { a: { b: [{ c: 1 }] } }, { a: { b: [{ c: 2 }] } }],
+    ['different keys, as many', { a: 1 }, { b: 1 }],
+  ])('tells apart %s', (_name, a, b) => {
+    expect(sameJson(a, b)).toBe(false);
+    expect(sameJson(b, a)).toBe(false);
+  });
+
+  it('compares values nested deeper than the call stack reaches', () => {
+    const nested = (depth: number, leaf: unknown) => JSON.parse(`${'['.repeat(depth)}${JSON.stringify(leaf)}${']'.repeat(depth)}`);
+    expect(sameJson(nested(100_000, 1), nested(100_000, 1))).toBe(true);
+    expect(sameJson(nested(100_000, 1), nested(100_000, 2))).toBe(false);
+  });
+
+  it('ends on values that refer to themselves', () => {
+    const a: Record<string, unknown> = { name: 'a' };
+    a.self = a;
+    const b: Record<string, unknown> = { name: 'a' };
+    b.self = { name: 'a', self: b };
+    expect(sameJson(a, b)).toBe(true);
+    const c: Record<string, unknown> = { name: 'c' };
+    c.self = c;
+    expect(sameJson(a, c)).toBe(false);
+  });
+});
