@@ -95,7 +95,8 @@ function judge(object: unknown, options: ValidateOptions, firstReading: boolean)
   }
 
   checkMetadata(rules, object.metadata, ctx);
-  runRules(rules, object, stored, ctx, schemaCauses.length === 0);
+  // A bad value kept as stored is still bad: the rules may trip over it (see runRules).
+  runRules(rules, object, stored, ctx, schema.causes.length === 0 && schema.kept.length === 0);
 
   if (statusOnly || !rules.validateWithLookups) return finishJudged(ctx, object, stored);
   if (rules.lookupsApply && !rules.lookupsApply(object)) return finishJudged(ctx, object, stored);
