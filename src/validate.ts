@@ -10,6 +10,7 @@ import { DEFAULT_GROUP_DOMAIN, apiVersion, rulesFor, supportedKinds } from '../r
 import { storedObject, type KindRules, type Lookups, type MaybePromise, type Operation, type RuleContext, type RuleOptions } from './rule.js';
 import { isRecord } from './is.js';
 import { sameJson } from './json-equal.js';
+import { applyDefaults } from './defaults.js';
 
 export interface ValidateOptions extends RuleOptions {
   operation?: Operation;
@@ -220,9 +221,17 @@ const ALWAYS_JUDGED = new Set(['', 'apiVersion', 'kind', 'metadata']);
 function keepCausesInSectionsAsStored(ctx: RuleContext, object: Record<string, unknown>, stored: Record<string, unknown>): RuleContext {
   if (ctx.causes.length === 0) return ctx;
   const unchanged = new Map<string, boolean>();
+  // fleetgate's mutating webhook fills its defaults into the write first (as the API server fills a
+  // CRD's defaults into both objects): a section that differs from the stored one only by them is left as stored.
+  let storedDefaulted: Record<string, unknown> | undefined;
+  const isAsStored = (section: string): boolean => {
+    if (sameJson(object[section], stored[section])) return true;
+    storedDefaulted ??= defaultedCopy(stored);
+    return Object.hasOwn(storedDefaulted, section) && sameJson(object[section], storedDefaulted[section]);
+  };
   const isUnchanged = (section: string): boolean => {
     let same = unchanged.get(section);
-    if (same === undefined) unchanged.set(section, (same = Object.hasOwn(stored, section) && sameJson(object[section], stored[section])));
+    if (same === undefined) unchanged.set(section, (same = Object.hasOwn(stored, section) && isAsStored(section)));
     return same;
   };
   const judged: Cause[] = [];
@@ -232,6 +241,15 @@ function keepCausesInSectionsAsStored(ctx: RuleContext, object: Record<string, u
     else ctx.warnings.push(keptWarning(cause));
   }
   return judged.length === ctx.causes.length ? ctx : { ...ctx, causes: judged };
+}
+
+/** The object with fleetgate's defaults filled in; as it is when it cannot be copied (a function in it: no JSON). */
+function defaultedCopy(object: Record<string, unknown>): Record<string, unknown> {
+  try {
+    return applyDefaults(object, { operation: 'UPDATE' }).object;
+  } catch {
+    return object;
+  }
 }
 
 /** finish() for an object the rules have judged: on UPDATE, sections left as stored are kept first. */

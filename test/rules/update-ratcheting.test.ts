@@ -8,6 +8,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { validate } from '../../src/validate.js';
+import { applyDefaults } from '../../src/defaults.js';
+import { cronFHPA } from '../fixtures/cronfederatedhpa.js';
 import { cluster } from '../fixtures/cluster.js';
 import { binding } from '../fixtures/clusterresourcebinding.js';
 import { work } from '../fixtures/work.js';
@@ -100,6 +102,25 @@ describe('UPDATE that leaves every field but metadata and status as stored', () 
     expect(validate(changed(storedWork, labelled), { operation: 'UPDATE' }).causes.map((c) => c.field)).toEqual(['spec.workload.manifests[2]']);
   });
 
+  it('keeps a section as stored when the write only adds the defaults fleetgate fills in', () => {
+    // Stored before fleetgate: a rule without a name, no history limits; a service without a port.
+    const storedCron = changed(cronFHPA, (o) => delete o.spec.rules[0].name);
+    const storedService = changed(config, (o) => {
+      o.webhooks[1].clientConfig = { service: { path: '/interpret' }, caBundle: o.webhooks[1].clientConfig.caBundle };
+    });
+    for (const [stored, field] of [[storedCron, 'spec.rules[0].name'], [storedService, 'webhooks[1].clientConfig.service.name']] as const) {
+      // The mutating webhook defaults the controller's write first; the validating one sees its result.
+      const defaulted = applyDefaults(changed(stored, labelled), { operation: 'UPDATE' });
+      expect(defaulted.patch).not.toEqual([]);
+      const result = validate(defaulted.object, { operation: 'UPDATE', oldObject: stored });
+      expect(result.causes).toEqual([]);
+      expect(result.warnings).toContain(`${field}: Required value (as stored: this update does not change it, so it is not refused)`);
+    }
+    // Anything more than the defaults is a change, judged as before.
+    const renamed = applyDefaults(changed(storedCron, (o) => (o.spec.rules[1].name = 'late-night')), { operation: 'UPDATE' }).object;
+    expectCauses(renamed, [Required('spec.rules[0].name')], { operation: 'UPDATE', oldObject: storedCron });
+  });
+
   it('keeps a required field missing from the stored section (a schema cause too)', () => {
     const storedWithout = changed(cluster, (o) => delete o.spec.syncMode);
     const result = validate(changed(storedWithout, labelled), { operation: 'UPDATE', oldObject: storedWithout });
@@ -169,5 +190,12 @@ describe('UPDATE of values of any depth, or that are not JSON', () => {
     const result = validate(object, { operation: 'UPDATE', oldObject: object });
     expect(result.causes).toEqual([]);
     expect(result.warnings).toEqual([expect.stringMatching(/^spec\.actions\[1\]: Invalid value: .*\(as stored/)]);
+  });
+
+  it('judges a changed section whose stored version cannot be copied to fill in defaults', () => {
+    const stored = changed(cronFHPA, (o) => delete o.spec.rules[0].name);
+    (stored.spec as Record<string, unknown>).hook = () => 1;
+    const object = { ...stored, spec: { ...stored.spec, rules: [stored.spec.rules[0], { ...stored.spec.rules[1], name: 'late-night' }, stored.spec.rules[2]] } };
+    expect(validate(object, { operation: 'UPDATE', oldObject: stored }).causes.map((c) => c.field)).toEqual(['spec.rules[0].name']);
   });
 });
