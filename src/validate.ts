@@ -16,7 +16,7 @@ export interface ValidateOptions extends RuleOptions {
   operation?: Operation;
   /** The stored object, for UPDATE. */
   oldObject?: unknown;
-  /** `status` for writes to the status subresource. */
+  /** `status` for writes to the status subresource; a write to any other is not judged (allowed, with a warning). */
   subResource?: string;
   /** Domain suffix of the API groups; default `karmada.io`. */
   groupDomain?: string;
@@ -56,6 +56,10 @@ function judge(object: unknown, options: ValidateOptions, firstReading: boolean)
     warnings: [],
   };
   if (operation === 'DELETE' || operation === 'CONNECT') return finish(ctx);
+  if (ctx.subResource !== '' && ctx.subResource !== 'status') {
+    ctx.warnings.push(`subresource ${JSON.stringify(ctx.subResource)} not judged: fleetgate judges the objects and their status subresource`);
+    return finish(ctx);
+  }
 
   if (!isRecord(object)) {
     ctx.causes.push(invalid('', object === undefined ? null : object, 'must be a Kubernetes object (a JSON object with apiVersion, kind and metadata)'));

@@ -19,6 +19,11 @@ describe('validate', () => {
     }
   });
 
+  it('does not judge a write to a subresource the kinds do not have, as review() does not', () => {
+    const result = validate(changed(cluster, (o) => (o.spec.syncMode = 'Both')), { operation: 'UPDATE', subResource: 'scale', oldObject: cluster });
+    expect(result).toEqual({ allowed: true, causes: [], warnings: ['subresource "scale" not judged: fleetgate judges the objects and their status subresource'] });
+  });
+
   it('refuses a value that is no object at the root, an absent one as null', () => {
     expect(validate(undefined).causes).toStrictEqual([
       { type: 'FieldValueInvalid', field: '', badValue: null, message: 'Invalid value: null: must be a Kubernetes object (a JSON object with apiVersion, kind and metadata)' },
