@@ -178,6 +178,8 @@ interface PositionNode {
    * it may not be found and resolve to the mapping's line.
    */
   children: PositionNode[];
+  /** A large mapping's keys, each with its position among the children, made on first lookup. */
+  keyPositions?: Map<string, number>;
 }
 
 /**
@@ -252,15 +254,33 @@ function itemNode(sequence: PositionNode, index: number): PositionNode | undefin
  */
 function step(node: PositionNode, segment: string | number): { node: PositionNode; line: number } | undefined {
   if (node.kind === 'mapping') {
-    for (let i = 0; i + 1 < node.children.length; i += 2) {
-      const key = node.children[i]!;
-      if (String(key.result) === String(segment)) return { node: node.children[i + 1]!, line: key.line };
-    }
+    const at = keyPosition(node, String(segment));
+    if (at !== undefined) return { node: node.children[at + 1]!, line: node.children[at]!.line };
   } else if (node.kind === 'sequence' && typeof segment === 'number') {
     const item = itemNode(node, segment);
     if (item) return { node: item, line: item.line };
   }
   return undefined;
+}
+
+/** Mappings with more keys than this are indexed: a report can look up a line for each of thousands of labels. */
+const SCANNED_KEYS = 32;
+
+/** Where the first key named `key` stands among a mapping's children (a value follows it), or undefined. */
+function keyPosition(mapping: PositionNode, key: string): number | undefined {
+  const { children } = mapping;
+  if (children.length <= 2 * SCANNED_KEYS) {
+    for (let i = 0; i + 1 < children.length; i += 2) if (String(children[i]!.result) === key) return i;
+    return undefined;
+  }
+  if (!mapping.keyPositions) {
+    mapping.keyPositions = new Map();
+    for (let i = 0; i + 1 < children.length; i += 2) {
+      const name = String(children[i]!.result);
+      if (!mapping.keyPositions.has(name)) mapping.keyPositions.set(name, i);
+    }
+  }
+  return mapping.keyPositions.get(key);
 }
 
 /** The 0-based line of the field at `segments`, or of its nearest existing parent; undefined when not even the first segment exists. */
