@@ -172,6 +172,14 @@ function validateStatus(cron: CronFederatedHPA, ctx: RuleContext): void {
     if (isRecord(rule) && isString(rule.name) && !rulesByName.has(rule.name)) rulesByName.set(rule.name, rule);
   }
   const stored = storedHistories(ctx);
+  // Many histories may name one rule (each a duplicate): its stored executions are read once.
+  const recordedOf = new Map<Record<string, unknown>, ReadonlySet<string>>();
+  const recordedExecutions = (before: Record<string, unknown> | undefined): ReadonlySet<string> => {
+    if (!before) return fingerprints([]);
+    let recorded = recordedOf.get(before);
+    if (!recorded) recordedOf.set(before, (recorded = fingerprints(list(before.successfulExecutions))));
+    return recorded;
+  };
   histories.forEach((h, i) => {
     const history = record(h);
     const rule = rulesByName.get(history.ruleName);
@@ -183,7 +191,7 @@ function validateStatus(cron: CronFederatedHPA, ctx: RuleContext): void {
     }
     // While the target reference is wrong, which replica fields apply is unknown.
     if (target === 'unknown') return;
-    const recorded = fingerprints(list(before?.successfulExecutions));
+    const recorded = recordedExecutions(before);
     list(history.successfulExecutions).forEach((execution, j) => {
       if (!isRecord(execution) || (recorded.size > 0 && recorded.has(fingerprint(execution)))) return;
       for (const [targetField, appliedField] of APPLIED_FIELDS[target]) {
