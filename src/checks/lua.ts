@@ -158,6 +158,13 @@ function position(err: LuaSyntaxError & { line?: number; column?: number }): { l
   return { line: err.line, column: LEXER_ERROR.test(err.message) ? err.column : err.column + 1 };
 }
 
+/**
+ * luaparse descends by recursion, so a script nested some thousands of levels deep (parentheses,
+ * table constructors, blocks, a long chain of `..`) runs it out of stack. Such a script is refused,
+ * saying why, where gopher-lua might still load it.
+ */
+const NESTED_TOO_DEEPLY = 'Lua syntax error: the script nests too deeply to be read (thousands of levels of parentheses, tables, blocks or right-associative operators such as ..)';
+
 function check(script: string, fn: LuaFunctionSpec): string | undefined {
   const shebang = shebangProblem(script);
   if (shebang) return syntaxError(script, shebang);
@@ -165,6 +172,7 @@ function check(script: string, fn: LuaFunctionSpec): string | undefined {
   try {
     reading = readAsGopherLua(script);
   } catch (err) {
+    if (err instanceof RangeError) return NESTED_TOO_DEEPLY;
     const e = err as LuaSyntaxError & { line?: number; column?: number };
     const message = e.message.replace(/^\[\d+:\d+\]\s*/, '');
     const at = position(e);
@@ -172,7 +180,14 @@ function check(script: string, fn: LuaFunctionSpec): string | undefined {
   }
   if (mayBeRefusedByGopherLua(script)) {
     // The mended text, read once more in detail: its positions are the script's.
-    const problem = gopherLuaProblem(script, parse(reading.text, reading.version, true));
+    let detailed: DetailedChunk;
+    try {
+      detailed = parse(reading.text, reading.version, true);
+    } catch (err) {
+      if (err instanceof RangeError) return NESTED_TOO_DEEPLY;
+      throw err;
+    }
+    const problem = gopherLuaProblem(script, detailed);
     if (problem) return syntaxError(script, problem);
   }
   const signature = `${fn.name}(${fn.params.join(', ')})`;

@@ -116,6 +116,13 @@ describe('luaScriptError', () => {
     });
   });
 
+  it('says so when a script nests deeper than the parser can read', () => {
+    const deep = (open: string, close: string) => `function Retain(d, o) return ${open.repeat(50_000)}1${close.repeat(50_000)} end`;
+    for (const script of [deep('(', ')'), deep('{', '}'), `function Retain(d, o) return 1${' .. 1'.repeat(50_000)} end`]) {
+      expect(luaScriptError(script, retain)).toMatch(/^Lua syntax error: the script nests too deeply to be read \(/);
+    }
+  });
+
   it('refuses a #! first line, which gopher-lua does not skip in a script loaded from a string', () => {
     const shebang = "Lua syntax error at line 1, column 1: unexpected symbol '#' (a script loaded from a string, as Karmada loads it, may not start with a '#!' line)";
     expect(luaScriptError('#!/usr/bin/lua\nfunction Retain(desiredObj, observedObj) return desiredObj end', retain)).toBe(shebang);
