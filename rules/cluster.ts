@@ -4,7 +4,7 @@ import {
   Arr, Bool, Condition, Enum, Int32, LocalSecretReference, Obj, Opt, QuantityMap, Quantity, ReqStr, Str, StrList, StringMap, Taint, envelope,
   type Static,
 } from './_shared/schema.js';
-import { add, addUnlessStored, checkConditions, checkTaintsUnique, checkUnique, child, index, isInt32, isRecord, isString, list, record } from './_shared/checks.js';
+import { add, addWarning, addUnlessStored, checkConditions, checkTaintsUnique, checkUnique, child, index, isInt32, isRecord, isString, list, record } from './_shared/checks.js';
 import { duplicate, forbidden, invalid } from '../src/field.js';
 import { CLUSTER_NAME_MAX, clusterName } from '../src/checks/names.js';
 import { compareQuantity, parseQuantity, type Quantity as Q } from '../src/checks/quantity.js';
@@ -124,7 +124,7 @@ function validate(cluster: Cluster, ctx: RuleContext): void {
     if (problem) addUnlessStored(ctx, invalid(child(path, 'proxyURL'), spec.proxyURL, problem), spec.proxyURL, storedSpec('proxyURL'));
   }
   if (isString(spec.zone) && spec.zone !== '') {
-    ctx.warnings.push('spec.zone is deprecated and never used; use spec.zones');
+    addWarning(ctx, 'spec.zone is deprecated and never used; use spec.zones');
     if (list(spec.zones).length > 0) add(ctx, forbidden(child(path, 'zone'), 'may not be set together with spec.zones; zone is deprecated, use zones only'));
   }
   // Neither the spec nor Karmada forbids a repeated zone, and it means nothing: a warning, not a denial.
@@ -133,7 +133,7 @@ function validate(cluster: Cluster, ctx: RuleContext): void {
     if (!isString(zone) || zone === '') return;
     const first = firstListed.get(zone);
     if (first === undefined) firstListed.set(zone, i);
-    else ctx.warnings.push(`${index(child(path, 'zones'), i)}: zone ${JSON.stringify(zone)} is already listed at spec.zones[${first}]`);
+    else addWarning(ctx, `${index(child(path, 'zones'), i)}: zone ${JSON.stringify(zone)} is already listed at spec.zones[${first}]`);
   });
   checkTaintsUnique(ctx, spec.taints, child(path, 'taints'));
   checkResourceModels(ctx, spec.resourceModels, child(path, 'resourceModels'));
@@ -286,7 +286,7 @@ function validateUpdate(cluster: Cluster, old: Cluster, ctx: RuleContext): void 
   const id = record(cluster.spec).id;
   const oldId = record(old.spec).id;
   if (isString(oldId) && oldId !== '' && id !== oldId) {
-    ctx.warnings.push('spec.id changed: the cluster ID identifies the cluster and composes multi-cluster service DNS names; change it only deliberately');
+    addWarning(ctx, 'spec.id changed: the cluster ID identifies the cluster and composes multi-cluster service DNS names; change it only deliberately');
   }
 }
 

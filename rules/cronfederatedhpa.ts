@@ -1,6 +1,6 @@
 /** CronFederatedHPA (autoscaling.<domain>/v1alpha1, namespaced): cron rules that scale a target or a FederatedHPA's bounds. */
 import { Arr, Bool, Int32, INT32_MAX, INT32_MIN, Obj, Opt, ReqStr, Str, Time, envelope, type Static } from './_shared/schema.js';
-import { add, checkUnique, child, fingerprint, fingerprints, index, isInt, isRecord, isString, judgedSpec, list, record } from './_shared/checks.js';
+import { add, addWarning, checkUnique, child, fingerprint, fingerprints, index, isInt, isRecord, isString, judgedSpec, list, record } from './_shared/checks.js';
 import { duplicate, forbidden, invalid, required } from '../src/field.js';
 import { pathSegmentName } from '../src/checks/names.js';
 import { runsEverySecond } from '../src/checks/cron.js';
@@ -108,7 +108,7 @@ const FHPA_ONLY_FIELDS = ['targetMinReplicas', 'targetMaxReplicas'] as const;
 
 function checkWorkloadReplicas(rule: Record<string, unknown>, path: string, ctx: RuleContext): void {
   const replicas = int32(rule.targetReplicas);
-  if (rule.targetReplicas === undefined) ctx.warnings.push(`${path}: no targetReplicas, so this rule changes nothing`);
+  if (rule.targetReplicas === undefined) addWarning(ctx, `${path}: no targetReplicas, so this rule changes nothing`);
   else if (replicas !== undefined && replicas < 0) add(ctx, invalid(child(path, 'targetReplicas'), replicas, 'targetReplicas should be larger than or equal to 0'));
   for (const field of FHPA_ONLY_FIELDS) {
     if (rule[field] !== undefined) {
@@ -127,7 +127,7 @@ function validate(cron: CronFederatedHPA, ctx: RuleContext): void {
     if (!isRecord(rule)) return;
     const path = index('spec.rules', i);
     if (isString(rule.schedule) && runsEverySecond(rule.schedule)) {
-      ctx.warnings.push(`${child(path, 'schedule')}: "${rule.schedule.trim()}" runs every second; the controller raises @every durations under 1s to 1s`);
+      addWarning(ctx, `${child(path, 'schedule')}: "${rule.schedule.trim()}" runs every second; the controller raises @every durations under 1s to 1s`);
     }
     if (target === 'FederatedHPA') checkFederatedHPAReplicas(rule, path, ctx);
     else if (target === 'workload') checkWorkloadReplicas(rule, path, ctx);

@@ -3,7 +3,7 @@
  * clusters. The spec rules are Kubernetes' Ingress validation as Karmada lifts it.
  */
 import { Arr, Enum, Int32, Obj, Opt, PortStatus, ReqStr, Str, StrList, envelope, type Static } from './_shared/schema.js';
-import { add, checkUnique, child, index, isInt32, isRecord, isString, key, list, record } from './_shared/checks.js';
+import { add, addWarning, checkUnique, child, index, isInt32, isRecord, isString, key, list, record } from './_shared/checks.js';
 import { duplicate, invalid, required } from '../src/field.js';
 import { dns1123Subdomain, dnsHostname, wildcardDns1123Subdomain } from '../src/checks/names.js';
 import type { KindRules, RuleContext } from '../src/rule.js';
@@ -171,10 +171,10 @@ function checkIngressClassAnnotation(ctx: RuleContext, annotations: unknown, ing
   const a = record(annotations);
   if (!(INGRESS_CLASS_ANNOTATION in a)) return;
   const field = key('metadata.annotations', INGRESS_CLASS_ANNOTATION);
-  ctx.warnings.push(`${field}: deprecated; use spec.ingressClassName`);
+  addWarning(ctx, `${field}: deprecated; use spec.ingressClassName`);
   const annotated = a[INGRESS_CLASS_ANNOTATION];
   if (isString(ingressClassName) && ingressClassName !== '' && isString(annotated) && annotated !== ingressClassName) {
-    ctx.warnings.push(
+    addWarning(ctx, 
       `${field} (${JSON.stringify(annotated)}) differs from spec.ingressClassName (${JSON.stringify(ingressClassName)}); controllers may disagree about which class serves this ingress`,
     );
   }

@@ -3,7 +3,7 @@
  * across clusters. Its name is the Service's name, so it follows Service name syntax.
  */
 import { Arr, Condition, Enum, Obj, Opt, Port, PortStatus, ReqStr, Str, StrList, envelope, type Static } from './_shared/schema.js';
-import { add, checkConditions, checkUnique, child, index, isRecord, isString, list, record } from './_shared/checks.js';
+import { add, addWarning, checkConditions, checkUnique, child, index, isRecord, isString, list, record } from './_shared/checks.js';
 import { duplicate, forbidden, invalid, renderValue } from '../src/field.js';
 import { sameJson } from '../src/json-equal.js';
 import { dns1035Label, dns1123Label } from '../src/checks/names.js';
@@ -52,7 +52,7 @@ const isExposureType = (v: unknown): v is string => isString(v) && (EXPOSURE_TYP
 function validate(mcs: MultiClusterService, ctx: RuleContext): void {
   const spec = record(mcs.spec);
   const path = 'spec';
-  for (const [field, warning] of DEPRECATED_FIELD_LIST) if (spec[field] !== undefined) ctx.warnings.push(warning);
+  for (const [field, warning] of DEPRECATED_FIELD_LIST) if (spec[field] !== undefined) addWarning(ctx, warning);
   checkTypes(ctx, spec, path);
   checkPorts(ctx, spec.ports, child(path, 'ports'));
 }

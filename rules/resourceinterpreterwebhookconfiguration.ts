@@ -4,7 +4,7 @@
  * level (`webhooks`), there is no `spec`.
  */
 import { Arr, Enum, Int32, Obj, Opt, Port, RawObject, ReqStr, Str, envelope, type Static } from './_shared/schema.js';
-import { add, checkUnique, child, index, isRecord, isString, list, record } from './_shared/checks.js';
+import { add, addWarning, checkUnique, child, index, isRecord, isString, list, record } from './_shared/checks.js';
 import { memoizeVerdict, ownCopy } from '../src/checks/memo.js';
 import { duplicate, invalid, required, type Cause } from '../src/field.js';
 import { dns1035Label, dns1123Subdomain } from '../src/checks/names.js';
@@ -144,7 +144,7 @@ function checkClientConfig(ctx: RuleContext, clientConfig: unknown, path: string
   const hasService = given(clientConfig.service);
   if (!hasURL && !hasService) add(ctx, required(path, 'exactly one of url or service is required'));
   // The spec settles both: service takes precedence. Karmada refuses the pair; the spec wins.
-  if (hasURL && hasService) ctx.warnings.push(`${path}: url is ignored because service is set (service takes precedence); set only one of them`);
+  if (hasURL && hasService) addWarning(ctx, `${path}: url is ignored because service is set (service takes precedence); set only one of them`);
   if (isString(clientConfig.url) && clientConfig.url !== '') checkWebhookURL(ctx, clientConfig.url, child(path, 'url'));
   const service = record(clientConfig.service);
   if (isString(service.path)) {

@@ -28,6 +28,13 @@ export const child = (path: string, name: string): string => (path ? `${path}.${
 export const index = (path: string, i: number): string => `${path}[${i}]`;
 export const key = (path: string, k: string): string => `${path}[${k}]`;
 
+/** The top-level field a path is in: `spec` for `spec.rules[1].name`, `webhooks` for `webhooks[0].name`. */
+export const sectionOf = (field: string): string => {
+  const dot = field.indexOf('.');
+  const bracket = field.indexOf('[');
+  return field.slice(0, Math.min(dot < 0 ? field.length : dot, bracket < 0 ? field.length : bracket));
+};
+
 const MAX_RENDERED_VALUE = 256;
 
 /**

@@ -8,7 +8,7 @@ export { applyDefaults, type DefaultOptions, type DefaultResult, type PatchOpera
 export { review, type ReviewOptions, type AdmissionReview, type AdmissionRequest, type AdmissionResponse } from './admission/review.js';
 export { formatCause, aggregate, type Cause, type CauseType } from './field.js';
 export type { Lookups, Service, Operation, RuleOptions, KindRules } from './rule.js';
-export { ContextUnavailableError } from './rule.js';
+export { ContextUnavailableError, MAX_CAUSES, MAX_WARNINGS } from './rule.js';
 export {
   kinds,
   kindsFor,

@@ -4,7 +4,7 @@
  */
 import { child, forbidden, index, invalid, key, required, tooLong } from './field.js';
 import { dns1123Label, dns1123Subdomain, qualifiedName, labelValue } from './checks/names.js';
-import type { KindRules, RuleContext } from './rule.js';
+import { addCause, type KindRules, type RuleContext } from './rule.js';
 import { isRecord } from './is.js';
 
 const TOTAL_ANNOTATION_SIZE_LIMIT = 256 * 1024;
@@ -14,7 +14,7 @@ export function checkMetadata(rules: KindRules, metadata: unknown, ctx: RuleCont
   const path = 'metadata';
   if (!isRecord(metadata)) {
     // None at all (or null, which Go decodes as none): the name is what it lacks.
-    if (metadata === undefined || metadata === null) ctx.causes.push(required(child(path, 'name'), 'name or generateName is required'));
+    if (metadata === undefined || metadata === null) addCause(ctx, required(child(path, 'name'), 'name or generateName is required'));
     return;
   }
   const nameError = rules.nameError ?? dns1123Subdomain;
@@ -22,34 +22,34 @@ export function checkMetadata(rules: KindRules, metadata: unknown, ctx: RuleCont
 
   if (typeof name === 'string' && name !== '') {
     const problem = nameError(name);
-    if (problem) ctx.causes.push(invalid(child(path, 'name'), name, problem));
+    if (problem) addCause(ctx, invalid(child(path, 'name'), name, problem));
   } else if ((name === undefined || name === '') && (typeof generateName !== 'string' || generateName === '')) {
     // A name of the wrong type is the schema's to report; a second cause would blame it twice.
-    ctx.causes.push(required(child(path, 'name'), 'name or generateName is required'));
+    addCause(ctx, required(child(path, 'name'), 'name or generateName is required'));
   }
   if (typeof generateName === 'string' && generateName !== '') {
     // A prefix may end in '-'; the generated suffix makes the final name valid. A lone '-' is no
     // prefix (apimachinery masks only longer ones), and every name made from it starts with a dash.
     const masked = generateName.length > 1 && generateName.endsWith('-') ? `${generateName.slice(0, -1)}a` : generateName;
     const problem = nameError(masked);
-    if (problem) ctx.causes.push(invalid(child(path, 'generateName'), generateName, problem));
+    if (problem) addCause(ctx, invalid(child(path, 'generateName'), generateName, problem));
   }
 
   if (rules.scope === 'Cluster') {
-    if (typeof namespace === 'string' && namespace !== '') ctx.causes.push(forbidden(child(path, 'namespace'), 'not allowed on this type'));
+    if (typeof namespace === 'string' && namespace !== '') addCause(ctx, forbidden(child(path, 'namespace'), 'not allowed on this type'));
   } else if (typeof namespace === 'string' && namespace !== '') {
     const problem = dns1123Label(namespace);
-    if (problem) ctx.causes.push(invalid(child(path, 'namespace'), namespace, problem));
+    if (problem) addCause(ctx, invalid(child(path, 'namespace'), namespace, problem));
   }
 
   if (isRecord(labels)) {
     for (const k of Object.keys(labels)) {
       const v = labels[k];
       const keyProblem = qualifiedName(k);
-      if (keyProblem) ctx.causes.push(invalid(child(path, 'labels'), k, keyProblem));
+      if (keyProblem) addCause(ctx, invalid(child(path, 'labels'), k, keyProblem));
       if (typeof v === 'string') {
         const valueProblem = labelValue(v);
-        if (valueProblem) ctx.causes.push(invalid(key(child(path, 'labels'), k), v, valueProblem));
+        if (valueProblem) addCause(ctx, invalid(key(child(path, 'labels'), k), v, valueProblem));
       }
     }
   }
@@ -59,13 +59,13 @@ export function checkMetadata(rules: KindRules, metadata: unknown, ctx: RuleCont
     for (const k of Object.keys(annotations)) {
       const v = annotations[k];
       const keyProblem = qualifiedName(k.toLowerCase());
-      if (keyProblem) ctx.causes.push(invalid(child(path, 'annotations'), k, keyProblem));
+      if (keyProblem) addCause(ctx, invalid(child(path, 'annotations'), k, keyProblem));
       units += k.length + (typeof v === 'string' ? v.length : 0);
     }
     // The limit is in bytes, as Go's len() counts them. A UTF-16 unit takes at most 3 bytes of
     // UTF-8, so only a total near the limit needs counting byte by byte.
     if (units * 3 > TOTAL_ANNOTATION_SIZE_LIMIT && annotationBytes(annotations) > TOTAL_ANNOTATION_SIZE_LIMIT) {
-      ctx.causes.push(tooLong(child(path, 'annotations'), TOTAL_ANNOTATION_SIZE_LIMIT));
+      addCause(ctx, tooLong(child(path, 'annotations'), TOTAL_ANNOTATION_SIZE_LIMIT));
     }
   }
 
@@ -73,22 +73,22 @@ export function checkMetadata(rules: KindRules, metadata: unknown, ctx: RuleCont
     finalizers.forEach((f, i) => {
       if (typeof f !== 'string') return;
       const problem = qualifiedName(f);
-      if (problem) ctx.causes.push(invalid(index(child(path, 'finalizers'), i), f, problem));
+      if (problem) addCause(ctx, invalid(index(child(path, 'finalizers'), i), f, problem));
     });
     if (finalizers.includes('orphan') && finalizers.includes('foregroundDeletion')) {
-      ctx.causes.push(invalid(child(path, 'finalizers'), 'foregroundDeletion', 'finalizer orphan and foregroundDeletion cannot be both set'));
+      addCause(ctx, invalid(child(path, 'finalizers'), 'foregroundDeletion', 'finalizer orphan and foregroundDeletion cannot be both set'));
     }
   }
 
   if (Array.isArray(ownerReferences)) {
     const controllers = ownerReferences.filter((r) => isRecord(r) && r.controller === true);
     if (controllers.length > 1) {
-      ctx.causes.push(invalid(child(path, 'ownerReferences'), ownerReferences, 'Only one reference can have Controller set to true'));
+      addCause(ctx, invalid(child(path, 'ownerReferences'), ownerReferences, 'Only one reference can have Controller set to true'));
     }
     ownerReferences.forEach((reference, i) => {
       // Kubernetes' banned owners: an Event is garbage-collected on its own schedule.
       if (isRecord(reference) && reference.apiVersion === 'v1' && reference.kind === 'Event') {
-        ctx.causes.push(invalid(index(child(path, 'ownerReferences'), i), reference, 'v1 Event is disallowed from being an owner'));
+        addCause(ctx, invalid(index(child(path, 'ownerReferences'), i), reference, 'v1 Event is disallowed from being an owner'));
       }
     });
   }
@@ -106,24 +106,24 @@ export function checkMetadataUpdate(metadata: unknown, oldMetadata: unknown, ctx
   for (const field of ['name', 'namespace'] as const) {
     const now = metadata[field] ?? '';
     const before = oldMetadata[field] ?? '';
-    if (now !== before) ctx.causes.push(invalid(child('metadata', field), now, 'field is immutable'));
+    if (now !== before) addCause(ctx, invalid(child('metadata', field), now, 'field is immutable'));
   }
   if (isNonEmptyString(metadata.uid) && metadata.uid !== (oldMetadata.uid ?? '')) {
-    ctx.causes.push(invalid('metadata.uid', metadata.uid, 'field is immutable'));
+    addCause(ctx, invalid('metadata.uid', metadata.uid, 'field is immutable'));
   }
   // Set by a delete, never by an update; once set, the API server keeps the stored value.
   if (metadata.deletionTimestamp !== undefined && metadata.deletionTimestamp !== null && (oldMetadata.deletionTimestamp ?? null) === null) {
-    ctx.causes.push(invalid('metadata.deletionTimestamp', metadata.deletionTimestamp, 'field is immutable; it is set by deleting the object'));
+    addCause(ctx, invalid('metadata.deletionTimestamp', metadata.deletionTimestamp, 'field is immutable; it is set by deleting the object'));
   }
   const grace = metadata.deletionGracePeriodSeconds;
   if (grace !== undefined && grace !== null && grace !== (oldMetadata.deletionGracePeriodSeconds ?? null)) {
-    ctx.causes.push(invalid('metadata.deletionGracePeriodSeconds', grace, 'field is immutable'));
+    addCause(ctx, invalid('metadata.deletionGracePeriodSeconds', grace, 'field is immutable'));
   }
   if ((oldMetadata.deletionTimestamp ?? null) !== null && Array.isArray(metadata.finalizers)) {
     const before = new Set(Array.isArray(oldMetadata.finalizers) ? oldMetadata.finalizers : []);
     const added = metadata.finalizers.filter((f) => !before.has(f));
     if (added.length) {
-      ctx.causes.push(forbidden('metadata.finalizers', `no new finalizers can be added if the object is being deleted, found new finalizers ${JSON.stringify(added)}`));
+      addCause(ctx, forbidden('metadata.finalizers', `no new finalizers can be added if the object is being deleted, found new finalizers ${JSON.stringify(added)}`));
     }
   }
 }

@@ -5,7 +5,7 @@
  * other objects only through the injected lookups.
  */
 import type { TSchema } from '@sinclair/typebox';
-import type { Cause } from './field.js';
+import { keptWarning, sectionOf, type Cause } from './field.js';
 import { isRecord } from './is.js';
 
 export type Operation = 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT';
@@ -51,8 +51,48 @@ export interface RuleContext {
   readonly subResource: string;
   readonly groupDomain: string;
   readonly options: RuleOptions;
+  /** Add through addCause and addWarning, which stop recording at a bound. */
   readonly causes: Cause[];
   readonly warnings: string[];
+  /** The sections (see sectionOf) of causes found past what a context records (see addCause). */
+  droppedFrom?: Set<string>;
+  /**
+   * On an UPDATE, whether it leaves a section exactly as stored: a cause there cannot refuse
+   * the write, and addCause records it as the warning it ends up as.
+   */
+  leftAsStored?: (section: string) => boolean;
+  /** Set when warnings were found past what a result can list (see addWarning). */
+  warningsDropped?: boolean;
+}
+
+/** The most causes a result lists; an object with more is refused all the same, and the result says so. */
+export const MAX_CAUSES = 1000;
+/** The most warnings a result lists. The API server keeps far fewer (4,096 characters in all). */
+export const MAX_WARNINGS = 1000;
+/**
+ * What a context records before it only notes that there was more: room for the repeats
+ * finish() drops, and a bound on the time and memory a request of a million small mistakes
+ * (a 7 MiB list of empty strings) can take.
+ */
+export const CAUSES_RECORDED = 2 * MAX_CAUSES;
+/** What a report says after the causes it lists, when there were more. */
+export const MORE_CAUSES = `more causes not listed: fleetgate lists the first ${MAX_CAUSES}`;
+export const MORE_WARNINGS = `more warnings not listed: fleetgate lists the first ${MAX_WARNINGS}`;
+const WARNINGS_RECORDED = 2 * MAX_WARNINGS;
+
+/** In droppedFrom: causes went unrecorded whose places are not known (the schema pass stopped early). */
+export const UNKNOWN_SECTION = '*';
+
+export function addCause(ctx: RuleContext, cause: Cause): void {
+  if (ctx.leftAsStored?.(sectionOf(cause.field))) addWarning(ctx, keptWarning(cause));
+  else if (ctx.causes.length < CAUSES_RECORDED) ctx.causes.push(cause);
+  // Where they were still matters on an UPDATE, which keeps causes in sections it leaves as stored.
+  else (ctx.droppedFrom ??= new Set()).add(sectionOf(cause.field));
+}
+
+export function addWarning(ctx: RuleContext, warning: string): void {
+  if (ctx.warnings.length < WARNINGS_RECORDED) ctx.warnings.push(warning);
+  else ctx.warningsDropped = true;
 }
 
 /** The stored object an UPDATE replaces (the status subresource's included); undefined for any other operation. */

@@ -12,6 +12,7 @@ import { GENERATED_VALIDATORS, compileSchema, schemaHash } from './schema-compil
 import { memoizeVerdict, ownCopy } from './checks/memo.js';
 import { isRecord } from './is.js';
 import { sameJson } from './json-equal.js';
+import { CAUSES_RECORDED } from './rule.js';
 
 interface Precompiled {
   validators: Record<string, ValidateFunction>;
@@ -97,6 +98,13 @@ export interface SchemaResult {
    * they are no mistake: they have no cause, and the object is judged as if they were absent.
    */
   readonly nulls: readonly (readonly string[])[];
+  /**
+   * Set when the pass stopped early, having found CAUSES_RECORDED causes that deny the object
+   * (neither kept nor in a section that does not decide): the rest would change nothing but the cost.
+   */
+  readonly truncated?: boolean;
+  /** Set when mistakes in sections that do not decide went unread past CAUSES_RECORDED of them. */
+  readonly undecidingSkipped?: boolean;
 }
 
 /**
@@ -111,9 +119,27 @@ const VALID: SchemaResult = { causes: [], unknownFields: [], kept: [], nulls: []
  * stored is not this write's mistake: its cause goes to `kept`, as Kubernetes' CRD validation
  * ratchets unchanged values. A missing required field is never kept.
  */
-export function checkSchema(schema: object, data: unknown, validateFn: ValidateFunction = compile(schema), stored?: unknown): SchemaResult {
+export function checkSchema(
+  schema: object,
+  data: unknown,
+  validateFn: ValidateFunction = compile(schema),
+  stored?: unknown,
+  undeciding?: (section: string) => boolean,
+): SchemaResult {
   if (validateFn(data)) return VALID;
-  return toCauses(schema, data, validateFn.errors ?? [], stored);
+  return toCauses(schema, data, validateFn.errors ?? [], stored, undeciding);
+}
+
+/** The top-level field an error is in (see sectionOf), from its pointer alone. */
+function sectionOfError(e: ErrorObject): string {
+  const path = e.instancePath;
+  if (path === '') {
+    if (e.keyword === 'required') return (e.params as { missingProperty: string }).missingProperty;
+    if (e.keyword === 'additionalProperties') return (e.params as { additionalProperty: string }).additionalProperty;
+    return '';
+  }
+  const end = path.indexOf('/', 1);
+  return unescapePointer(end < 0 ? path.slice(1) : path.slice(1, end));
 }
 
 type JsonSchema = {
@@ -239,20 +265,43 @@ function asStrings(values: readonly unknown[]): string[] {
   return strings;
 }
 
-function toCauses(rootSchema: object, data: unknown, errors: ErrorObject[], stored: unknown): SchemaResult {
+/**
+ * The causes of ajv's errors. `undeciding` names the sections whose mistakes cannot refuse the
+ * write (outside a status write; left as stored by an UPDATE): past CAUSES_RECORDED of those,
+ * the rest are not read, and past CAUSES_RECORDED causes that do refuse it, nothing more is.
+ */
+function toCauses(rootSchema: object, data: unknown, errors: ErrorObject[], stored: unknown, undeciding: ((section: string) => boolean) | undefined): SchemaResult {
   const all: Cause[] = [];
   const unknownFields: string[] = [];
   const nulls: string[][] = [];
   const keptPaths = new Set<string>();
+  let mistypedPaths: Set<string> | undefined;
+  let denying = 0;
+  let truncated = false;
+  let undecidingRead = 0;
+  let undecidingSkipped = false;
   for (const e of errors) {
+    if (denying >= CAUSES_RECORDED) {
+      truncated = true;
+      break;
+    }
+    const deciding = undeciding === undefined || !undeciding(sectionOfError(e));
+    if (!deciding && ++undecidingRead > CAUSES_RECORDED) {
+      undecidingSkipped = true;
+      continue;
+    }
+    const causesBefore = all.length;
     const walk = walkAt(rootSchema, e.instancePath);
     const path = walk.path;
     if (e.keyword === 'required') {
-      all.push(required(child(path, (e.params as { missingProperty: string }).missingProperty)));
+      const cause = required(child(path, (e.params as { missingProperty: string }).missingProperty));
+      all.push(cause);
+      if (deciding) denying++;
       continue;
     }
     if (e.keyword === 'additionalProperties') {
-      unknownFields.push(child(path, (e.params as { additionalProperty: string }).additionalProperty));
+      // Only noted past the bound: they are warnings (or, with strict, causes that cannot outnumber it).
+      if (unknownFields.length < CAUSES_RECORDED) unknownFields.push(child(path, (e.params as { additionalProperty: string }).additionalProperty));
       continue;
     }
     const value = valueAt(data, walk.segments);
@@ -262,6 +311,7 @@ function toCauses(rootSchema: object, data: unknown, errors: ErrorObject[], stor
     if (stored !== undefined && !missing && sameJson(value, valueAt(stored, walk.segments))) keptPaths.add(path);
     switch (e.keyword) {
       case 'type':
+        (mistypedPaths ??= new Set()).add(path);
         if (missing) {
           // A list that must not be empty says so, as for `[]`.
           const at = walk.schema as { minItems?: number } | undefined;
@@ -319,11 +369,13 @@ function toCauses(rootSchema: object, data: unknown, errors: ErrorObject[], stor
       default:
         all.push(invalid(path, value, `does not satisfy the schema's ${e.keyword}`));
     }
+    if (deciding && all.length > causesBefore && !keptPaths.has(path)) denying++;
   }
-  const causes = all.length > 1 ? withoutEchoes(all, errors, rootSchema) : all;
-  if (keptPaths.size === 0) return { causes, unknownFields, kept: [], nulls };
+  const causes = all.length > 1 ? withoutEchoes(all, mistypedPaths) : all;
+  const more = truncated || undecidingSkipped ? { truncated, undecidingSkipped } : undefined;
+  if (keptPaths.size === 0) return { causes, unknownFields, kept: [], nulls, ...more };
   // A Required cause is at the missing field's path, which no kept value has.
-  return { causes: causes.filter((c) => !keptPaths.has(c.field)), unknownFields, kept: causes.filter((c) => keptPaths.has(c.field)), nulls };
+  return { causes: causes.filter((c) => !keptPaths.has(c.field)), unknownFields, kept: causes.filter((c) => keptPaths.has(c.field)), nulls, ...more };
 }
 
 const isObjectMetaMapValue = (place: readonly string[]): boolean =>
@@ -361,13 +413,12 @@ export function readNulls(object: Record<string, unknown>, places: readonly (rea
 }
 
 /** The causes without those that only repeat another mistake at the same field. */
-function withoutEchoes(causes: Cause[], errors: ErrorObject[], rootSchema: object): Cause[] {
+function withoutEchoes(causes: Cause[], mistypedPaths: ReadonlySet<string> | undefined): Cause[] {
   // An empty required string fails minLength and usually its format too; the Required cause says it all.
   const requiredPaths = new Set(causes.filter((c) => c.type === 'FieldValueRequired').map((c) => c.field));
   let kept = requiredPaths.size ? causes.filter((c) => c.type === 'FieldValueRequired' || !requiredPaths.has(c.field)) : causes;
   // A value of the wrong type also fails the enum of its field (`syncMode: 5`); the type cause says it all.
-  const mistypedPaths = new Set(errors.filter((e) => e.keyword === 'type').map((e) => pointerToPath(rootSchema, e.instancePath)));
-  if (mistypedPaths.size) kept = kept.filter((c) => c.type !== 'FieldValueNotSupported' || !mistypedPaths.has(c.field));
+  if (mistypedPaths) kept = kept.filter((c) => c.type !== 'FieldValueNotSupported' || !mistypedPaths.has(c.field));
   return kept;
 }
 

@@ -3,11 +3,11 @@
  * path: identify the kind → schema pass → metadata → the kind's rules → context
  * rules through the injected lookups.
  */
-import { invalid, keptWarning, notSupported, type Cause } from './field.js';
+import { invalid, keptWarning, notSupported, sectionOf, type Cause } from './field.js';
 import { checkSchema, kindValidator, readNulls, unknownFieldCause, type SchemaResult } from './schema.js';
 import { checkMetadata, checkMetadataUpdate } from './metadata.js';
 import { DEFAULT_GROUP_DOMAIN, apiVersion, rulesFor, supportedKinds } from '../rules/index.js';
-import { storedObject, type KindRules, type Lookups, type MaybePromise, type Operation, type RuleContext, type RuleOptions } from './rule.js';
+import { addCause, addWarning, UNKNOWN_SECTION, MAX_CAUSES, MAX_WARNINGS, MORE_WARNINGS, storedObject, type KindRules, type Lookups, type MaybePromise, type Operation, type RuleContext, type RuleOptions } from './rule.js';
 import { isRecord } from './is.js';
 import { sameJson } from './json-equal.js';
 import { applyDefaults } from './defaults.js';
@@ -30,6 +30,11 @@ export interface ValidationResult {
   allowed: boolean;
   causes: Cause[];
   warnings: string[];
+  /**
+   * Set when the object has more causes than a result lists (MAX_CAUSES, 1,000): `causes` are
+   * the first found, in object order. Such an object is always refused.
+   */
+  truncated?: true;
 }
 
 
@@ -57,46 +62,51 @@ function judge(object: unknown, options: ValidateOptions, firstReading: boolean)
   };
   if (operation === 'DELETE' || operation === 'CONNECT') return finish(ctx);
   if (ctx.subResource !== '' && ctx.subResource !== 'status') {
-    ctx.warnings.push(`subresource ${JSON.stringify(ctx.subResource)} not judged: fleetgate judges the objects and their status subresource`);
+    addWarning(ctx, `subresource ${JSON.stringify(ctx.subResource)} not judged: fleetgate judges the objects and their status subresource`);
     return finish(ctx);
   }
 
   if (!isRecord(object)) {
-    ctx.causes.push(invalid('', object === undefined ? null : object, 'must be a Kubernetes object (a JSON object with apiVersion, kind and metadata)'));
+    addCause(ctx, invalid('', object === undefined ? null : object, 'must be a Kubernetes object (a JSON object with apiVersion, kind and metadata)'));
     return finish(ctx);
   }
   const rules = rulesFor(object.kind);
   if (!rules) {
-    ctx.causes.push(notSupported('kind', object.kind ?? '', supportedKinds));
+    addCause(ctx, notSupported('kind', object.kind ?? '', supportedKinds));
     return finish(ctx);
   }
   const expectedApiVersion = apiVersion(rules, ctx.groupDomain);
   // A missing, empty or non-string apiVersion is the schema pass's (Required, or a type): one cause per mistake.
   if (typeof object.apiVersion === 'string' && object.apiVersion !== '' && object.apiVersion !== expectedApiVersion) {
-    ctx.causes.push(notSupported('apiVersion', object.apiVersion, [expectedApiVersion]));
+    addCause(ctx, notSupported('apiVersion', object.apiVersion, [expectedApiVersion]));
   }
 
   const statusOnly = ctx.subResource === 'status';
   const stored = storedObject(ctx);
-  if (operation === 'UPDATE' && !stored) ctx.warnings.push(UPDATE_NOT_CHECKED);
-  const schema = checkSchema(rules.schema, object, kindValidator(rules), stored);
+  if (operation === 'UPDATE' && !stored) addWarning(ctx, UPDATE_NOT_CHECKED);
+  const leftAsStored = stored && sectionsLeftAsStored(object, stored);
+  if (leftAsStored) ctx.leftAsStored = leftAsStored;
+  const schema = checkSchema(rules.schema, object, kindValidator(rules), stored, undecidingSections(statusOnly, leftAsStored));
+  if (schema.undecidingSkipped) ctx.warningsDropped = true;
+  if (schema.truncated) (ctx.droppedFrom ??= new Set()).add(UNKNOWN_SECTION);
   // A stored object from the API server holds no null the schema reports; one from a test file may.
-  if (firstReading && (schema.nulls.length || (stored && holdsNull(stored)))) {
+  // (An object with more mistakes than a result lists is refused whatever its nulls.)
+  else if (firstReading && (schema.nulls.length || (stored && holdsNull(stored)))) {
     const reread = withNullsRead(rules, object, schema.nulls, stored, options);
     if (reread) return judge(reread.object, reread.options, false);
   }
   const schemaCauses = statusOnly ? schema.causes.filter((c) => inStatusWrite(c.field)) : schema.causes;
   for (const cause of schemaCauses) {
     // No metadata at all is reported as Kubernetes reports it, by the name it lacks (checkMetadata).
-    if (!(cause.field === 'metadata' && object.metadata == null)) ctx.causes.push(cause);
+    if (!(cause.field === 'metadata' && object.metadata == null)) addCause(ctx, cause);
   }
   for (const cause of statusOnly ? schema.kept.filter((c) => inStatusWrite(c.field)) : schema.kept) {
-    ctx.warnings.push(keptWarning(cause));
+    addWarning(ctx, keptWarning(cause));
   }
   const unknownFields = statusOnly ? schema.unknownFields.filter(inStatusWrite) : schema.unknownFields;
   for (const path of unknownFields) {
-    if (options.strict) ctx.causes.push(unknownFieldCause(path));
-    else ctx.warnings.push(`unknown field "${path}"`);
+    if (options.strict) addCause(ctx, unknownFieldCause(path));
+    else addWarning(ctx, `unknown field "${path}"`);
   }
 
   checkMetadata(rules, object.metadata, ctx);
@@ -106,11 +116,11 @@ function judge(object: unknown, options: ValidateOptions, firstReading: boolean)
   if (statusOnly || !rules.validateWithLookups) return finishJudged(ctx, object, stored);
   if (rules.lookupsApply && !rules.lookupsApply(object)) return finishJudged(ctx, object, stored);
   if (!options.lookups) {
-    ctx.warnings.push(`${rules.lookupsNeeded ?? 'context rules'} not checked: no lookups were supplied`);
+    addWarning(ctx, `${rules.lookupsNeeded ?? 'context rules'} not checked: no lookups were supplied`);
     return finishJudged(ctx, object, stored);
   }
   if (rules.lookupFunction && !options.lookups[rules.lookupFunction]) {
-    ctx.warnings.push(`${rules.lookupsNeeded ?? 'context rules'} not checked: the lookups have no ${rules.lookupFunction}`);
+    addWarning(ctx, `${rules.lookupsNeeded ?? 'context rules'} not checked: the lookups have no ${rules.lookupFunction}`);
     return finishJudged(ctx, object, stored);
   }
   const pending = rules.validateWithLookups(object, options.lookups, ctx);
@@ -118,6 +128,30 @@ function judge(object: unknown, options: ValidateOptions, firstReading: boolean)
 }
 
 const NO_OPTIONS: ValidateOptions = Object.freeze({});
+
+/**
+ * The sections whose mistakes cannot refuse this write: outside the status of a status write,
+ * and those an UPDATE leaves exactly as stored (see keepCausesInSectionsAsStored). Undefined
+ * when every section decides.
+ */
+function undecidingSections(statusOnly: boolean, leftAsStored: ((section: string) => boolean) | undefined): ((section: string) => boolean) | undefined {
+  if (!statusOnly) return leftAsStored;
+  return (section) => (section !== 'status' && !ALWAYS_JUDGED.has(section)) || (leftAsStored?.(section) ?? false);
+}
+
+/**
+ * Whether an UPDATE leaves a section exactly as stored, so that its causes are warnings (see
+ * keepCausesInSectionsAsStored, which also counts a section equal to the stored one defaulted).
+ */
+function sectionsLeftAsStored(object: Record<string, unknown>, stored: Record<string, unknown>): (section: string) => boolean {
+  const asStored = new Map<string, boolean>();
+  return (section) => {
+    if (ALWAYS_JUDGED.has(section)) return false;
+    let same = asStored.get(section);
+    if (same === undefined) asStored.set(section, (same = Object.hasOwn(stored, section) && sameJson(object[section], stored[section])));
+    return same;
+  };
+}
 
 /**
  * The object, and the stored one, as the API server reads the nulls the schema pass found in
@@ -200,13 +234,6 @@ function runRules(rules: KindRules, object: Record<string, unknown>, old: Record
   }
 }
 
-/** The top-level field a cause is in: `spec` for `spec.rules[1].name`, `webhooks` for `webhooks[0].name`. */
-const sectionOf = (field: string): string => {
-  const dot = field.indexOf('.');
-  const bracket = field.indexOf('[');
-  return field.slice(0, Math.min(dot < 0 ? field.length : dot, bracket < 0 ? field.length : bracket));
-};
-
 /** Causes are listed in the object's order: identity, metadata, spec, then status (stable within each). */
 const SECTION_RANK = new Map(['', 'apiVersion', 'kind', 'metadata', 'spec'].map((section, rank) => [section, rank]));
 const sectionRank = (field: string): number => SECTION_RANK.get(sectionOf(field)) ?? SECTION_RANK.size;
@@ -238,12 +265,19 @@ function keepCausesInSectionsAsStored(ctx: RuleContext, object: Record<string, u
     if (same === undefined) unchanged.set(section, (same = Object.hasOwn(stored, section) && isAsStored(section)));
     return same;
   };
+  const isJudged = (section: string): boolean => ALWAYS_JUDGED.has(section) || !isUnchanged(section);
   const judged: Cause[] = [];
   for (const cause of ctx.causes) {
-    const section = sectionOf(cause.field);
-    if (ALWAYS_JUDGED.has(section) || !isUnchanged(section)) judged.push(cause);
-    else ctx.warnings.push(keptWarning(cause));
+    if (isJudged(sectionOf(cause.field))) judged.push(cause);
+    else addWarning(ctx, keptWarning(cause));
   }
+  const dropped = ctx.droppedFrom;
+  if (dropped && ![...dropped].some((section) => section === UNKNOWN_SECTION || isJudged(section))) {
+    // Every cause not recorded would have been kept as a warning.
+    return { ...ctx, causes: judged, droppedFrom: undefined, warningsDropped: true };
+  }
+  // A cause not recorded is in a section this update changes, and none recorded is: the recorded ones are all there is to show.
+  if (judged.length === 0 && dropped) return ctx;
   return judged.length === ctx.causes.length ? ctx : { ...ctx, causes: judged };
 }
 
@@ -261,11 +295,20 @@ const finishJudged = (ctx: RuleContext, object: Record<string, unknown>, stored:
   finish(stored ? keepCausesInSectionsAsStored(ctx, object, stored) : ctx);
 
 function finish(ctx: RuleContext): ValidationResult {
-  const warnings = ctx.warnings.length > 1 ? [...new Set(ctx.warnings)] : ctx.warnings;
+  const warnings = listedWarnings(ctx);
   const causes = ctx.causes;
-  if (causes.length === 0) return { allowed: true, causes, warnings };
-  if (causes.length === 1) return { allowed: false, causes, warnings };
-  return { allowed: false, causes: withoutRepeats(inObjectOrder(causes)), warnings };
+  if (causes.length === 0 && !ctx.droppedFrom) return { allowed: true, causes, warnings };
+  if (causes.length === 1 && !ctx.droppedFrom) return { allowed: false, causes, warnings };
+  const listed = withoutRepeats(inObjectOrder(causes));
+  if (listed.length <= MAX_CAUSES && !ctx.droppedFrom) return { allowed: false, causes: listed, warnings };
+  return { allowed: false, causes: listed.slice(0, MAX_CAUSES), warnings, truncated: true };
+}
+
+function listedWarnings(ctx: RuleContext): string[] {
+  if (ctx.warnings.length < 2) return ctx.warnings;
+  const warnings = [...new Set(ctx.warnings)];
+  if (warnings.length <= MAX_WARNINGS && !ctx.warningsDropped) return warnings;
+  return [...warnings.slice(0, MAX_WARNINGS), MORE_WARNINGS];
 }
 
 const FEW_CAUSES = 16;

@@ -5,7 +5,7 @@
  */
 import { child, duplicate, index, invalid, keptWarning, key, required, forbidden, type Cause } from '../../src/field.js';
 import { labelValue, qualifiedName } from '../../src/checks/names.js';
-import { storedObject, type RuleContext } from '../../src/rule.js';
+import { addCause, addWarning, storedObject, type RuleContext } from '../../src/rule.js';
 import { isRecord } from '../../src/is.js';
 import { INT32_MAX, INT32_MIN } from './schema.js';
 
@@ -20,9 +20,8 @@ export const isInt = (v: unknown): v is number => typeof v === 'number' && Numbe
 /** An integer the schema's int32 type admits; anything else is the schema's to report. */
 export const isInt32 = (v: unknown): v is number => isInt(v) && v >= INT32_MIN && v <= INT32_MAX;
 
-export const add = (ctx: RuleContext, cause: Cause): void => {
-  ctx.causes.push(cause);
-};
+export const add = addCause;
+export { addWarning };
 
 /**
  * For a check that depends on one value alone: on an UPDATE that leaves that value as stored,
@@ -30,8 +29,8 @@ export const add = (ctx: RuleContext, cause: Cause): void => {
  */
 export const addUnlessStored = (ctx: RuleContext, cause: Cause, value: unknown, storedValue: (old: Record<string, unknown>) => unknown): void => {
   const stored = storedObject(ctx);
-  if (stored && storedValue(stored) === value) ctx.warnings.push(keptWarning(cause));
-  else ctx.causes.push(cause);
+  if (stored && storedValue(stored) === value) addWarning(ctx, keptWarning(cause));
+  else addCause(ctx, cause);
 };
 
 /**
@@ -51,7 +50,7 @@ export function checkUnique<T>(ctx: RuleContext, items: readonly T[], keyOf: (it
     if (k === undefined || k === null || k === '') continue;
     if (!seen && isStringList(k)) {
       // A short list's compound keys compare in place: no JSON text per item.
-      if (earlier.some((e) => isStringList(e) && sameStrings(e, k as readonly string[]))) ctx.causes.push(report(items[i]!, i));
+      if (earlier.some((e) => isStringList(e) && sameStrings(e, k as readonly string[]))) addCause(ctx, report(items[i]!, i));
       else earlier.push(k);
       continue;
     }
@@ -63,7 +62,7 @@ export function checkUnique<T>(ctx: RuleContext, items: readonly T[], keyOf: (it
       if (!token) byJson.set(json, (token = {}));
       k = token;
     }
-    if (seen ? seen.has(k) : earlier.includes(k)) ctx.causes.push(report(items[i]!, i));
+    if (seen ? seen.has(k) : earlier.includes(k)) addCause(ctx, report(items[i]!, i));
     else if (seen) seen.add(k);
     else earlier.push(k);
   }

@@ -2,6 +2,7 @@
 import { aggregate, type Cause } from '../field.js';
 import type { PatchOperation } from '../defaults.js';
 import type { AdmissionResponse } from './types.js';
+import { MORE_CAUSES } from '../rule.js';
 
 type Response = Omit<AdmissionResponse, 'uid'>;
 
@@ -11,13 +12,14 @@ export const allowed = (): Response => ({ allowed: true });
 export const errored = (code: number, message: string): Response => ({ allowed: false, status: { code, message } });
 
 /** 422 Invalid with causes, worded as the API server words `apierrors.NewInvalid`. */
-export function invalid(kind: string, group: string, name: string, causes: Cause[]): Response {
+export function invalid(kind: string, group: string, name: string, causes: Cause[], truncated = false): Response {
+  const listed = aggregate(causes);
   return {
     allowed: false,
     status: {
       code: 422,
       reason: 'Invalid',
-      message: `${kind}.${group} ${JSON.stringify(name)} is invalid: ${aggregate(causes)}`,
+      message: `${kind}.${group} ${JSON.stringify(name)} is invalid: ${truncated ? `${listed.replace(/\]$/, '')}, ${MORE_CAUSES}]` : listed}`,
       details: {
         name,
         group,

@@ -166,7 +166,7 @@ function decide(decoded: Decoded, options: ReviewOptions): MaybePromise<Omit<Adm
   });
   const respond = (r: ValidationResult) => {
     const name = isRecord(object.metadata) && typeof object.metadata.name === 'string' ? object.metadata.name : typeof request.name === 'string' ? request.name : '';
-    const response = r.allowed ? allowed() : invalid(rules.kind, apiGroup(rules, options.groupDomain ?? DEFAULT_GROUP_DOMAIN), name, r.causes);
+    const response = r.allowed ? allowed() : invalid(rules.kind, apiGroup(rules, options.groupDomain ?? DEFAULT_GROUP_DOMAIN), name, r.causes, r.truncated);
     return r.warnings.length ? { ...response, warnings: r.warnings } : response;
   };
   return result instanceof Promise ? result.then(respond) : respond(result);

@@ -293,6 +293,25 @@ describe('fleetgate validate', () => {
     expect(Number(xml.testsuites.skipped)).toBe(1);
   });
 
+  it('says in every output when an object has more causes than it lists', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'fleetgate-many-'));
+    writeFileSync(join(dir, 'many.json'), JSON.stringify({ ...cluster, metadata: { name: 'm1', finalizers: Array(1500).fill('-') } }));
+    const text = await cli(['validate', dir]);
+    expect(text.code).toBe(1);
+    const lines = text.stdout.trimEnd().split('\n');
+    expect(lines.filter((l) => l.includes('is invalid: metadata.finalizers['))).toHaveLength(1000);
+    expect(lines).toContain(`${join(dir, 'many.json')}:1: Cluster "m1" is invalid: more causes not listed: fleetgate lists the first 1000`);
+
+    const json = JSON.parse((await cli(['validate', '--output', 'json', dir])).stdout);
+    expect(json.results[0]).toMatchObject({ status: 'invalid', truncated: true });
+    expect(json.results[0].causes).toHaveLength(1000);
+
+    const xml = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '' }).parse((await cli(['validate', '--output', 'junit', dir])).stdout);
+    const failure = xml.testsuites.testsuite.testcase.failure;
+    expect(failure.message).toMatch(/^1000\+ problem\(s\): metadata\.finalizers\[0\]: /);
+    expect(failure['#text'].trimEnd().endsWith('more causes not listed: fleetgate lists the first 1000')).toBe(true);
+  });
+
   it('refuses a document that YAML aliases expand beyond any real manifest, quickly', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'fleetgate-aliases-'));
     let bomb = 'x0: &a0 [x, x, x, x, x, x, x, x, x]\n';

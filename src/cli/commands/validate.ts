@@ -4,7 +4,7 @@ import { defaultsPatch } from '../../defaults.js';
 import { formatCause } from '../../field.js';
 import { rulesFor, ruleModules, DEFAULT_GROUP_DOMAIN, apiGroup } from '../../../rules/index.js';
 import { staticLookups } from '../../server/context.js';
-import type { Lookups, Operation } from '../../rule.js';
+import { MORE_CAUSES, type Lookups, type Operation } from '../../rule.js';
 import { expandPaths, problemPosition, readManifests, readObjects, streamManifests, type ReadProblem, type Source } from '../../manifests.js';
 import { junitXml, problemCase, type JUnitSuite } from '../junit.js';
 import { groupDomainProblem, parseFlags, type CliIO, type Command } from '../io.js';
@@ -206,6 +206,7 @@ function textReport(checked: Checked[], problems: ReadProblem[], summary: Summar
       continue;
     }
     for (const cause of c.result.causes) lines.push(`${c.source.file}:${c.source.lineOf(cause.field)}: ${displayName(c)} is invalid: ${formatCause(cause)}`);
+    if (c.result.truncated) lines.push(`${where(c)}: ${displayName(c)} is invalid: ${MORE_CAUSES}`);
     for (const warning of c.result.warnings) lines.push(`${where(c)}: Warning: ${displayName(c)}: ${warning}`);
     if (c.patch?.length) lines.push(`${where(c)}: ${displayName(c)} defaults: ${JSON.stringify(c.patch)}`);
   }
@@ -231,6 +232,7 @@ function jsonReport(checked: Checked[], problems: ReadProblem[], summary: Summar
       // With --strict an unserved kind fails the run, and says so.
       status: c.result ? (c.result.allowed ? 'valid' : 'invalid') : strict ? 'unserved' : 'skipped',
       causes: (c.result?.causes ?? []).map((cause) => ({ ...cause, line: c.source.lineOf(cause.field) })),
+      ...(c.result?.truncated ? { truncated: true } : {}),
       warnings: c.result?.warnings ?? [],
       ...(c.patch ? { defaults: c.patch } : {}),
     })),
@@ -257,8 +259,10 @@ function junitSuites(checked: Checked[], problems: ReadProblem[], strict: boolea
           : { name, classname, skipped: `kind ${c.kind} is not served by fleetgate` },
       );
     } else if (!c.result.allowed) {
-      const details = c.result.causes.map(formatCause).join('\n');
-      suite(c.source.file).cases.push({ name, classname, failure: { message: `${c.result.causes.length} problem(s): ${formatCause(c.result.causes[0]!)}`, details } });
+      const listed = c.result.causes.map(formatCause);
+      const details = (c.result.truncated ? [...listed, MORE_CAUSES] : listed).join('\n');
+      const problems = `${c.result.causes.length}${c.result.truncated ? '+' : ''} problem(s)`;
+      suite(c.source.file).cases.push({ name, classname, failure: { message: `${problems}: ${formatCause(c.result.causes[0]!)}`, details } });
     } else {
       suite(c.source.file).cases.push({ name, classname });
     }

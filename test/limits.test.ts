@@ -1,0 +1,109 @@
+/**
+ * The bounds on what one result lists: a request of a million small mistakes (a 7 MiB list of
+ * empty strings) once took 35 s and 2.9 GiB and answered with a 460 MiB message, or with a 500
+ * when the message outgrew a string. Each test's input is large enough that recording every
+ * cause would take far longer than the test timeout.
+ */
+import { describe, expect, it } from 'vitest';
+import { validate, review, MAX_CAUSES, MAX_WARNINGS } from '../src/index.js';
+import { cluster } from './fixtures/cluster.js';
+import { remedy } from './fixtures/remedy.js';
+import { config } from './fixtures/resourceinterpreterwebhookconfiguration.js';
+import { changed } from './helpers.js';
+
+const MORE_CAUSES = `more causes not listed: fleetgate lists the first ${MAX_CAUSES}`;
+const MORE_WARNINGS = `more warnings not listed: fleetgate lists the first ${MAX_WARNINGS}`;
+const withFinalizers = (n: number) => changed(cluster, (o) => (o.metadata.finalizers = Array(n).fill('-')));
+const withEmptyApiVersions = (n: number) => changed(config, (o) => (o.webhooks[0].rules[0].apiVersions = Array(n).fill('')));
+
+describe('the number of causes a result lists', () => {
+  it('lists every cause up to the bound, and says nothing more', () => {
+    const result = validate(withFinalizers(MAX_CAUSES));
+    expect(result.causes).toHaveLength(MAX_CAUSES);
+    expect(result.truncated).toBeUndefined();
+  });
+
+  it('lists the first causes in object order past the bound, refuses, and says there were more', () => {
+    const result = validate(withFinalizers(MAX_CAUSES + 1));
+    expect(result.allowed).toBe(false);
+    expect(result.truncated).toBe(true);
+    expect(result.causes).toHaveLength(MAX_CAUSES);
+    expect(result.causes.map((c) => c.field).slice(0, 2)).toEqual(['metadata.finalizers[0]', 'metadata.finalizers[1]']);
+  });
+
+  it('bounds a flood of rule causes (a million bad finalizers)', () => {
+    const result = validate(withFinalizers(1_000_000));
+    expect(result.causes).toHaveLength(MAX_CAUSES);
+    expect(result.truncated).toBe(true);
+  });
+
+  it('bounds a flood of schema causes (two million empty apiVersions)', () => {
+    const result = validate(withEmptyApiVersions(2_000_000));
+    expect(result.causes).toHaveLength(MAX_CAUSES);
+    expect(result.truncated).toBe(true);
+    expect(result.causes[0]).toMatchObject({ type: 'FieldValueRequired', field: 'webhooks[0].rules[0].apiVersions[0]' });
+  });
+
+  it('ends the review message with the note that there were more, and lists the same causes in its details', () => {
+    const answer = review(
+      { apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request: { uid: 'u', operation: 'CREATE', object: withEmptyApiVersions(500_000) } },
+      { mode: 'validate' },
+    ) as { response: { allowed: boolean; status: { code: number; message: string; details: { causes: unknown[] } } } };
+    expect(answer.response.allowed).toBe(false);
+    expect(answer.response.status.code).toBe(422);
+    expect(answer.response.status.message).toMatch(/^ResourceInterpreterWebhookConfiguration\.config\.karmada\.io "examples" is invalid: \[webhooks\[0\]\.rules\[0\]\.apiVersions\[0\]: Required value, /);
+    expect(answer.response.status.message.endsWith(`, ${MORE_CAUSES}]`)).toBe(true);
+    expect(answer.response.status.details.causes).toHaveLength(MAX_CAUSES);
+  });
+
+  it('still finds the one new mistake of an UPDATE after more stored mistakes than the bound', () => {
+    const stored = withEmptyApiVersions(3 * MAX_CAUSES);
+    const object = changed(stored, (o) => (o.webhooks[1].timeoutSeconds = 'soon'));
+    const result = validate(object, { operation: 'UPDATE', oldObject: stored });
+    expect(result.causes.map((c) => [c.type, c.field])).toEqual([['FieldValueInvalid', 'webhooks[1].timeoutSeconds']]);
+    expect(result.truncated).toBeUndefined();
+    expect(result.warnings).toHaveLength(MAX_WARNINGS + 1);
+  });
+
+  it('still finds the status mistake of a status write after more spec mistakes than the bound', () => {
+    // A status write does not judge the spec, stored or not.
+    const object = changed(cluster, (o) => {
+      o.spec.taints = Array.from({ length: 3 * MAX_CAUSES }, (_, i) => ({ key: `k${i}`, effect: 'Sometimes' }));
+      o.status.kubernetesVersion = 131;
+    });
+    const result = validate(object, { operation: 'UPDATE', subResource: 'status', oldObject: cluster });
+    expect(result.causes.map((c) => [c.type, c.field])).toEqual([['FieldValueInvalid', 'status.kubernetesVersion']]);
+  });
+
+  it('allows an UPDATE that leaves more rule mistakes than the bound as stored, and refuses one that changes their section', () => {
+    const stored = changed(remedy, (o) => (o.spec.actions = Array(3 * MAX_CAUSES).fill('TrafficControl')));
+    const labelled = changed(stored, (o) => (o.metadata.labels = { team: 'sre' }));
+    const kept = validate(labelled, { operation: 'UPDATE', oldObject: stored });
+    expect(kept.allowed).toBe(true);
+    expect(kept.warnings).toHaveLength(MAX_WARNINGS + 1);
+    expect(kept.warnings.at(-1)).toBe(MORE_WARNINGS);
+
+    const retargeted = changed(stored, (o) => (o.spec.clusterAffinity.clusterNames = ['member3']));
+    const judged = validate(retargeted, { operation: 'UPDATE', oldObject: stored });
+    expect(judged.allowed).toBe(false);
+    expect(judged.truncated).toBe(true);
+    expect(judged.causes[0]).toMatchObject({ type: 'FieldValueDuplicate', field: 'spec.actions[1]' });
+  });
+});
+
+describe('the number of warnings a result lists', () => {
+  it('lists every warning up to the bound', () => {
+    const zones = Array.from({ length: MAX_WARNINGS }, () => 'eu-central-1a');
+    const result = validate(changed(cluster, (o) => (o.spec.zones = ['eu-central-1a', ...zones])));
+    expect(result.warnings).toHaveLength(MAX_WARNINGS);
+    expect(result.warnings).not.toContain(MORE_WARNINGS);
+  });
+
+  it('lists the first ones past the bound, and says there were more', () => {
+    const result = validate(changed(cluster, (o) => (o.spec.zones = Array(1_000_000).fill('eu-central-1a'))));
+    expect(result.allowed).toBe(true);
+    expect(result.warnings).toHaveLength(MAX_WARNINGS + 1);
+    expect(result.warnings[0]).toBe('spec.zones[1]: zone "eu-central-1a" is already listed at spec.zones[0]');
+    expect(result.warnings.at(-1)).toBe(MORE_WARNINGS);
+  });
+});
