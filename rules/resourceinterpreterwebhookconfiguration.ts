@@ -121,6 +121,9 @@ function isInClusterServiceHost(host: string): boolean {
   return h.endsWith('.svc') || h.endsWith('.svc.cluster.local');
 }
 
+/** Bad segments of a service path described one by one; a path of thousands says how many more. */
+const SEGMENTS_DESCRIBED = 8;
+
 /** Kubernetes' service path rules: `/`-separated DNS-1123 subdomain segments, one trailing `/` ignored. */
 const servicePathError = memoizeVerdict((path: string): string | undefined => {
   if (path === '' || path === '/') return undefined;
@@ -128,13 +131,12 @@ const servicePathError = memoizeVerdict((path: string): string | undefined => {
   if (!path.startsWith('/')) problems.push("must start with a '/'");
   let rest = path.startsWith('/') ? path.slice(1) : path;
   if (rest.endsWith('/')) rest = rest.slice(0, -1);
+  let badSegments = 0;
   rest.split('/').forEach((segment, i) => {
-    if (segment === '') problems.push(`segment[${i}] may not be empty`);
-    else {
-      const p = dns1123Subdomain(segment);
-      if (p) problems.push(`segment[${i}]: ${p}`);
-    }
+    const problem = segment === '' ? 'may not be empty' : dns1123Subdomain(segment);
+    if (problem && ++badSegments <= SEGMENTS_DESCRIBED) problems.push(segment === '' ? `segment[${i}] ${problem}` : `segment[${i}]: ${problem}`);
   });
+  if (badSegments > SEGMENTS_DESCRIBED) problems.push(`${badSegments - SEGMENTS_DESCRIBED} more segments are not valid either`);
   return problems.length ? problems.join('; ') : undefined;
 });
 

@@ -15,6 +15,8 @@ export function memoizeVerdict<R>(check: (value: string) => R, bounds: MemoBound
     const kept = verdicts.get(value);
     if (kept !== undefined) return (kept === NONE ? undefined : kept) as R;
     const verdict = check(value);
+    // A message that quotes or describes its value part by part can be far longer than the value.
+    if (typeof verdict === 'string' && verdict.length > LONGEST_VERDICT_KEPT) return verdict;
     if (verdicts.size >= entries) verdicts.clear();
     // A message may quote the value, and so keep what the value was cut from: it is kept as a copy too.
     verdicts.set(ownCopy(value), verdict === undefined ? NONE : typeof verdict === 'string' ? (ownCopy(verdict) as R) : verdict);
@@ -40,6 +42,8 @@ const NONE = Symbol('no verdict');
 
 /** Longer than any name, endpoint or schedule anyone writes by hand. */
 export const MAX_KEY_LENGTH = 512;
+/** Longer message verdicts are not kept: with the bound on entries, a cache stays within a few MiB. */
+const LONGEST_VERDICT_KEPT = 2 * MAX_KEY_LENGTH;
 
 export interface MemoBounds {
   /** Verdicts kept at most; default 4096. */

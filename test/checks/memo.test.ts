@@ -29,6 +29,16 @@ describe('memoizeVerdict', () => {
     expect(calls).toBe(2);
   });
 
+  it('does not keep a message far longer than any value it keeps', () => {
+    let calls = 0;
+    const check = memoizeVerdict((v: string) => (++calls, v.startsWith('long') ? 'x'.repeat(4 * MAX_KEY_LENGTH) : 'short message'));
+    check('long one');
+    check('long one');
+    check('other');
+    check('other');
+    expect(calls).toBe(3);
+  });
+
   it('does not keep values longer than the longest valid one, when the check names it', () => {
     let calls = 0;
     const check = memoizeVerdict(() => ++calls, { longestKey: 4 });

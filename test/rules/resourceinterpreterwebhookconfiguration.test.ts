@@ -227,6 +227,11 @@ describe('ResourceInterpreterWebhookConfiguration', () => {
     expect(messages((o) => (o.webhooks[1].clientConfig.service.path = 'interpret//pods'))).toEqual([
       `${SERVICE_PATH}.path: Invalid value: "interpret//pods": must start with a '/'; segment[1] may not be empty`,
     ]);
+    // Every bad segment of a path of thousands, each described, made a message 140 times the path's size.
+    const segments = Array.from({ length: 5000 }, (_, i) => (i % 2 ? 'Bad' : 'ok')).join('/');
+    const [described] = messages((o) => (o.webhooks[1].clientConfig.service.path = `/${segments}`));
+    expect(described).toMatch(/: segment\[1\]: a lowercase RFC 1123 subdomain .*; segment\[15\]: a lowercase .*; 2492 more segments are not valid either$/);
+    expect(described!.match(/segment\[/g)).toHaveLength(8);
     // Without the leading '/', the first segment is still checked from its first character.
     expect(messages((o) => (o.webhooks[1].clientConfig.service.path = 'Interpret'))[0]).toMatch(/^[^:]+: Invalid value: "Interpret": must start with a '\/'; segment\[0\]: a lowercase RFC 1123 subdomain/);
     expect(messages((o) => (o.webhooks[0].timeoutSeconds = 31))).toEqual(['webhooks[0].timeoutSeconds: Invalid value: 31: must be between 1 and 30, inclusive']);
