@@ -9,6 +9,7 @@ import { applyPatch, type Operation as PatchOperation } from 'rfc6902';
 import { escapeToken } from 'rfc6902/pointer.js';
 import { rulesFor } from '../rules/index.js';
 import type { Operation } from './rule.js';
+import { copyJson } from './json-copy.js';
 
 export interface DefaultOptions {
   /** Defaults that apply only on creation (Cluster resource models) are skipped on UPDATE. */
@@ -31,7 +32,7 @@ export type { PatchOperation };
 export function applyDefaults<T>(object: T, options: DefaultOptions = {}): DefaultResult<T> {
   const patch = defaultsPatch(object, options);
   if (patch.length === 0) return { object, patch };
-  const copy = structuredClone(object);
+  const copy = copyJson(object);
   const failures = applyPatch(copy, patch).filter((failure) => failure !== null);
   // The operations come from reading this very object, so they always apply.
   if (failures.length) throw new Error(`defaults did not apply: ${failures.map(String).join('; ')}`);
