@@ -57,18 +57,23 @@ const MANIFEST_FILE = /\.(ya?ml|json)$/i;
  * check, a document is refused when it expands to more nodes than any real manifest has.
  */
 export const MAX_EXPANDED_NODES = 1_000_000;
+/**
+ * The same for all the documents with anchors in one file (or stream) together: a file of
+ * thousands of documents each just under the bound took 18 s a MiB to read.
+ */
+export const MAX_EXPANDED_NODES_PER_FILE = 4_000_000;
 
-/** Whether walking `value` visits more than `limit` nodes; stops as soon as it does. */
-function expandsBeyond(value: unknown, limit: number): boolean {
+/** The nodes walking `value` visits, counted up to `limit` + 1 (it stops there). */
+function expandedNodes(value: unknown, limit: number): number {
   let count = 0;
   const stack: unknown[] = [value];
   while (stack.length) {
     const node = stack.pop();
-    if (++count > limit) return true;
+    if (++count > limit) return count;
     if (Array.isArray(node)) for (const item of node) stack.push(item);
     else if (typeof node === 'object' && node !== null) for (const key in node) stack.push((node as Record<string, unknown>)[key]);
   }
-  return false;
+  return count;
 }
 
 /** Folders a search through a project passes over: dot folders (.git, .github) and node_modules. */
@@ -407,6 +412,7 @@ function markIn(text: string, mark: YamlMark): { line: number; column: number } 
 
 /** The objects of one file's text, one document at a time; problems are added to `problems`. */
 function* manifestsIn(text: string, file: string, problems: ReadProblem[]): Generator<Manifest> {
+  let expansionLeft = MAX_EXPANDED_NODES_PER_FILE;
   for (const chunk of chunks(text)) {
     let value: unknown;
     try {
@@ -425,9 +431,18 @@ function* manifestsIn(text: string, file: string, problems: ReadProblem[]): Gene
     if (value === null || value === undefined) continue;
     const start = contentLine(chunk);
     // Without an anchor (`&`) there is no alias to expand, and no need to walk the document.
-    if (chunk.text.includes('&') && expandsBeyond(value, MAX_EXPANDED_NODES)) {
-      problems.push({ file, line: start, message: `document expands to more than ${MAX_EXPANDED_NODES.toLocaleString('en-US')} values through YAML aliases; refusing it` });
-      continue;
+    if (chunk.text.includes('&')) {
+      const nodes = expandedNodes(value, Math.min(MAX_EXPANDED_NODES, expansionLeft));
+      if (nodes > MAX_EXPANDED_NODES) {
+        problems.push({ file, line: start, message: `document expands to more than ${MAX_EXPANDED_NODES.toLocaleString('en-US')} values through YAML aliases; refusing it` });
+        continue;
+      }
+      if (nodes > expansionLeft) {
+        expansionLeft = 0;
+        problems.push({ file, line: start, message: `the documents of this file expand to more than ${MAX_EXPANDED_NODES_PER_FILE.toLocaleString('en-US')} values through YAML aliases; refusing this one` });
+        continue;
+      }
+      expansionLeft -= nodes;
     }
     if (!isRecord(value)) {
       problems.push({ file, line: start, message: 'document is not an object' });
