@@ -77,6 +77,9 @@ export function renderValue(value: unknown): string {
   return text.length > MAX_RENDERED_VALUE ? `${cut(text, MAX_RENDERED_VALUE)}...` : text;
 }
 
+/** Text for a message, cut as renderValue cuts values: for a value a detail names without quotes. */
+export const shortText = (text: string): string => (text.length > MAX_RENDERED_VALUE ? `${cut(text, MAX_RENDERED_VALUE)}...` : text);
+
 const withDetail = (head: string, detail?: string): string => (detail ? `${head}: ${detail}` : head);
 
 export function required(field: string, detail?: string): Cause {

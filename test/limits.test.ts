@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { validate, review, MAX_CAUSES, MAX_WARNINGS } from '../src/index.js';
 import { cluster } from './fixtures/cluster.js';
 import { remedy } from './fixtures/remedy.js';
+import { cronDeployment } from './fixtures/cronfederatedhpa.js';
 import { config } from './fixtures/resourceinterpreterwebhookconfiguration.js';
 import { changed } from './helpers.js';
 
@@ -105,5 +106,32 @@ describe('the number of warnings a result lists', () => {
     expect(result.warnings).toHaveLength(MAX_WARNINGS + 1);
     expect(result.warnings[0]).toBe('spec.zones[1]: zone "eu-central-1a" is already listed at spec.zones[0]');
     expect(result.warnings.at(-1)).toBe(MORE_WARNINGS);
+  });
+});
+
+describe('long values in messages', () => {
+  // A value is shown cut to 256 characters; a detail that named it again in full made every message as long as the value.
+  const long = 'a'.repeat(100_000);
+
+  it('are cut where a detail names them again', () => {
+    const messages = [
+      ...validate(changed(cluster, (o) => (o.spec.apiEndpoint = `https://${long}:6443`))).causes,
+      ...validate(changed(cluster, (o) => (o.spec.apiEndpoint = `https://example.com:${'9'.repeat(100_000)}`))).causes,
+      ...validate(changed(cronDeployment, (o) => (o.spec.rules[0].timeZone = long))).causes,
+    ].map((c) => c.message);
+    expect(messages).toHaveLength(3);
+    for (const message of messages) expect(message.length).toBeLessThan(1000);
+    expect(messages[0]).toMatch(/: host "a{256}"\.\.\. is neither a DNS name nor an IP address; /);
+    expect(messages[2]).toMatch(/: unknown time zone a{256}\.\.\.$/);
+  });
+
+  it('are cut in the name the review message begins with', () => {
+    const object = changed(cluster, (o) => (o.metadata.name = long));
+    const answer = review({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request: { uid: 'u', operation: 'CREATE', object } }, { mode: 'validate' }) as {
+      response: { status: { message: string; details: { name: string } } };
+    };
+    expect(answer.response.status.message).toMatch(/^Cluster\.cluster\.karmada\.io "a{256}"\.\.\. is invalid: metadata\.name: /);
+    expect(answer.response.status.message.length).toBeLessThan(2000);
+    expect(answer.response.status.details.name).toBe(long);
   });
 });

@@ -1,5 +1,5 @@
 /** The one place that shapes admission responses (without the uid, which review() adds). */
-import { aggregate, type Cause } from '../field.js';
+import { aggregate, renderValue, type Cause } from '../field.js';
 import type { PatchOperation } from '../defaults.js';
 import type { AdmissionResponse } from './types.js';
 import { MORE_CAUSES } from '../rule.js';
@@ -19,7 +19,7 @@ export function invalid(kind: string, group: string, name: string, causes: Cause
     status: {
       code: 422,
       reason: 'Invalid',
-      message: `${kind}.${group} ${JSON.stringify(name)} is invalid: ${truncated ? `${listed.replace(/\]$/, '')}, ${MORE_CAUSES}]` : listed}`,
+      message: `${kind}.${group} ${renderValue(name)} is invalid: ${truncated ? `${listed.replace(/\]$/, '')}, ${MORE_CAUSES}]` : listed}`,
       details: {
         name,
         group,

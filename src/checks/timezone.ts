@@ -5,6 +5,7 @@
  */
 import { lazyRequire } from '../lazy.js';
 import { memoizeVerdict } from './memo.js';
+import { shortText } from '../field.js';
 
 // The CommonJS build: cron-parser loads that one too, so the process holds one luxon, not two.
 const luxon = lazyRequire<typeof import('luxon')>('luxon');
@@ -22,6 +23,6 @@ export const timeZoneError: (zone: string) => string | undefined = memoizeVerdic
 function check(zone: string): string | undefined {
   if (zone === '') return 'must be an IANA time zone name such as "Europe/Berlin", or omitted';
   if (zone === 'Local') return 'must be an explicit IANA time zone name; "Local" depends on where the controller runs';
-  if (!Object.hasOwn(ianaDatabase().zones, zone) || !luxon().IANAZone.isValidZone(zone)) return `unknown time zone ${zone}`;
+  if (!Object.hasOwn(ianaDatabase().zones, zone) || !luxon().IANAZone.isValidZone(zone)) return `unknown time zone ${shortText(zone)}`;
   return undefined;
 }
