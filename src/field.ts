@@ -124,6 +124,9 @@ export function tooMany(field: string, actual: number, max: number): Cause {
   return { type: 'FieldValueTooMany', field, badValue: actual, message: `Too many: ${actual}: must have at most ${max} ${max === 1 ? 'item' : 'items'}` };
 }
 
+/** What tells two causes apart: the same type, field and message is the same cause. */
+export const causeKey = (cause: Cause): string => `${cause.type}\u0000${cause.field}\u0000${cause.message}`;
+
 /** `spec.taints[0].effect: Unsupported value: "Foo": ...` */
 export function formatCause(cause: Cause): string {
   return cause.field ? `${cause.field}: ${cause.message}` : cause.message;
@@ -134,9 +137,13 @@ export function keptWarning(cause: Cause): string {
   return `${formatCause(cause)} (as stored: this update does not change it, so it is not refused)`;
 }
 
-/** Like `ErrorList.ToAggregate().Error()`: one error alone, several as `[e1, e2]`, duplicates dropped. */
-export function aggregate(causes: readonly Cause[]): string {
+/**
+ * Like `ErrorList.ToAggregate().Error()`: one error alone, several as `[e1, e2]`, duplicates
+ * dropped; `more`, when given, is listed last (a note that there were more than these).
+ */
+export function aggregate(causes: readonly Cause[], more?: string): string {
   const lines = [...new Set(causes.map(formatCause))];
+  if (more !== undefined) lines.push(more);
   if (lines.length === 0) return '';
   return lines.length === 1 ? lines[0]! : `[${lines.join(', ')}]`;
 }

@@ -8,8 +8,11 @@
  * stack at about 1,200 levels of nesting, a few kilobytes of JSON. A pair of objects already
  * being compared counts as equal, so values that refer to themselves (a library caller's, never
  * decoded JSON) end too.
+ *
+ * With `nullFieldsAbsent`, a field holding null counts as absent, as the API server reads the
+ * nulls of a typed field (see SchemaResult.nulls): for telling whether a write changed a section.
  */
-export function sameJson(a: unknown, b: unknown): boolean {
+export function sameJson(a: unknown, b: unknown, nullFieldsAbsent = false): boolean {
   const pending: unknown[] = [a, b];
   let compared: Map<object, Set<object>> | undefined;
   while (pending.length > 0) {
@@ -32,12 +35,25 @@ export function sameJson(a: unknown, b: unknown): boolean {
       for (let i = 0; i < x.length; i++) pending.push(x[i], ys[i]);
       continue;
     }
-    const keys = Object.keys(x);
-    if (keys.length !== Object.keys(y).length) return false;
+    const xs = x as Record<string, unknown>;
+    const ys = y as Record<string, unknown>;
+    if (nullFieldsAbsent) {
+      const keys = presentKeys(xs);
+      if (keys.length !== presentKeys(ys).length) return false;
+      for (const key of keys) {
+        if (!Object.hasOwn(ys, key)) return false;
+        pending.push(xs[key], ys[key]);
+      }
+      continue;
+    }
+    const keys = Object.keys(xs);
+    if (keys.length !== Object.keys(ys).length) return false;
     for (const key of keys) {
-      if (!Object.hasOwn(y, key)) return false;
-      pending.push((x as Record<string, unknown>)[key], (y as Record<string, unknown>)[key]);
+      if (!Object.hasOwn(ys, key)) return false;
+      pending.push(xs[key], ys[key]);
     }
   }
   return true;
 }
+
+const presentKeys = (object: Record<string, unknown>): string[] => Object.keys(object).filter((key) => object[key] !== null);

@@ -58,22 +58,37 @@ const MANIFEST_FILE = /\.(ya?ml|json)$/i;
  */
 export const MAX_EXPANDED_NODES = 1_000_000;
 /**
- * The same for all the documents with anchors in one file (or stream) together: a file of
- * thousands of documents each just under the bound took 18 s a MiB to read.
+ * What aliases add to all the documents of one file (or stream) together: a file of thousands
+ * of documents each just under the bound above took 18 s a MiB to read.
  */
 export const MAX_EXPANDED_NODES_PER_FILE = 4_000_000;
 
-/** The nodes walking `value` visits, counted up to `limit` + 1 (it stops there). */
-function expandedNodes(value: unknown, limit: number): number {
-  let count = 0;
-  const stack: unknown[] = [value];
+interface Expansion {
+  /** The nodes a walk visits, counted up to the limit + 1 (the walk stops there). */
+  nodes: number;
+  /** Of those, the visits an alias adds: to an object (js-yaml shares an aliased one) seen before, and to all inside it. */
+  repeated: number;
+}
+
+function expansion(value: unknown, limit: number): Expansion {
+  let nodes = 0;
+  let repeated = 0;
+  const seen = new Set<object>();
+  const stack: { node: unknown; repeat: boolean }[] = [{ node: value, repeat: false }];
   while (stack.length) {
-    const node = stack.pop();
-    if (++count > limit) return count;
-    if (Array.isArray(node)) for (const item of node) stack.push(item);
-    else if (typeof node === 'object' && node !== null) for (const key in node) stack.push((node as Record<string, unknown>)[key]);
+    const { node, repeat: insideRepeat } = stack.pop()!;
+    if (++nodes > limit) break;
+    if (typeof node !== 'object' || node === null) {
+      if (insideRepeat) repeated++;
+      continue;
+    }
+    const repeat = insideRepeat || seen.has(node);
+    if (repeat) repeated++;
+    else seen.add(node);
+    if (Array.isArray(node)) for (const item of node) stack.push({ node: item, repeat });
+    else for (const key in node) stack.push({ node: (node as Record<string, unknown>)[key], repeat });
   }
-  return count;
+  return { nodes, repeated };
 }
 
 /** Folders a search through a project passes over: dot folders (.git, .github) and node_modules. */
@@ -432,17 +447,18 @@ function* manifestsIn(text: string, file: string, problems: ReadProblem[]): Gene
     const start = contentLine(chunk);
     // Without an anchor (`&`) there is no alias to expand, and no need to walk the document.
     if (chunk.text.includes('&')) {
-      const nodes = expandedNodes(value, Math.min(MAX_EXPANDED_NODES, expansionLeft));
+      const { nodes, repeated } = expansion(value, MAX_EXPANDED_NODES);
       if (nodes > MAX_EXPANDED_NODES) {
         problems.push({ file, line: start, message: `document expands to more than ${MAX_EXPANDED_NODES.toLocaleString('en-US')} values through YAML aliases; refusing it` });
         continue;
       }
-      if (nodes > expansionLeft) {
+      // Only what aliases add counts here: a document without any (a `&` in a URL) adds nothing.
+      if (repeated > expansionLeft) {
         expansionLeft = 0;
         problems.push({ file, line: start, message: `the documents of this file expand to more than ${MAX_EXPANDED_NODES_PER_FILE.toLocaleString('en-US')} values through YAML aliases; refusing this one` });
         continue;
       }
-      expansionLeft -= nodes;
+      expansionLeft -= repeated;
     }
     if (!isRecord(value)) {
       problems.push({ file, line: start, message: 'document is not an object' });

@@ -5,7 +5,7 @@
  * other objects only through the injected lookups.
  */
 import type { TSchema } from '@sinclair/typebox';
-import { keptWarning, sectionOf, type Cause } from './field.js';
+import { causeKey, keptWarning, sectionOf, type Cause } from './field.js';
 import { isRecord } from './is.js';
 
 export type Operation = 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT';
@@ -56,6 +56,8 @@ export interface RuleContext {
   readonly warnings: string[];
   /** The sections (see sectionOf) of causes found past what a context records (see addCause). */
   droppedFrom?: Set<string>;
+  /** The causeKey of every recorded cause, made once the first cause is dropped. */
+  recordedKeys?: Set<string>;
   /**
    * On an UPDATE, whether it leaves a section exactly as stored: a cause there cannot refuse
    * the write, and addCause records it as the warning it ends up as.
@@ -86,8 +88,18 @@ export const UNKNOWN_SECTION = '*';
 export function addCause(ctx: RuleContext, cause: Cause): void {
   if (ctx.leftAsStored?.(sectionOf(cause.field))) addWarning(ctx, keptWarning(cause));
   else if (ctx.causes.length < CAUSES_RECORDED) ctx.causes.push(cause);
-  // Where they were still matters on an UPDATE, which keeps causes in sections it leaves as stored.
-  else (ctx.droppedFrom ??= new Set()).add(sectionOf(cause.field));
+  else noteDropped(ctx, cause);
+}
+
+/**
+ * A cause past the bound: its section is noted, unless it is one already noted or the cause
+ * repeats a recorded one (finish() would drop it, and "more causes" would be untrue).
+ */
+function noteDropped(ctx: RuleContext, cause: Cause): void {
+  const section = sectionOf(cause.field);
+  if (ctx.droppedFrom?.has(section)) return;
+  const recorded = (ctx.recordedKeys ??= new Set(ctx.causes.map(causeKey)));
+  if (!recorded.has(causeKey(cause))) (ctx.droppedFrom ??= new Set()).add(section);
 }
 
 export function addWarning(ctx: RuleContext, warning: string): void {

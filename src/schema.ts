@@ -105,6 +105,8 @@ export interface SchemaResult {
   readonly truncated?: boolean;
   /** Set when mistakes in sections that do not decide went unread past CAUSES_RECORDED of them. */
   readonly undecidingSkipped?: boolean;
+  /** Set when unknown fields in sections that decide went unlisted past CAUSES_RECORDED of them. */
+  readonly unknownFieldsSkipped?: boolean;
 }
 
 /**
@@ -280,6 +282,8 @@ function toCauses(rootSchema: object, data: unknown, errors: ErrorObject[], stor
   let truncated = false;
   let undecidingRead = 0;
   let undecidingSkipped = false;
+  let decidingUnknownFields = 0;
+  let unknownFieldsSkipped = false;
   for (const e of errors) {
     if (denying >= CAUSES_RECORDED) {
       truncated = true;
@@ -300,8 +304,10 @@ function toCauses(rootSchema: object, data: unknown, errors: ErrorObject[], stor
       continue;
     }
     if (e.keyword === 'additionalProperties') {
-      // Only noted past the bound: they are warnings (or, with strict, causes that cannot outnumber it).
-      if (unknownFields.length < CAUSES_RECORDED) unknownFields.push(child(path, (e.params as { additionalProperty: string }).additionalProperty));
+      // Those that cannot refuse the write are bounded above; those that can, here: past the bound they only
+      // add warnings, or, with strict, causes to an object refused for the ones listed.
+      if (!deciding || ++decidingUnknownFields <= CAUSES_RECORDED) unknownFields.push(child(path, (e.params as { additionalProperty: string }).additionalProperty));
+      else unknownFieldsSkipped = true;
       continue;
     }
     const value = valueAt(data, walk.segments);
@@ -372,7 +378,7 @@ function toCauses(rootSchema: object, data: unknown, errors: ErrorObject[], stor
     if (deciding && all.length > causesBefore && !keptPaths.has(path)) denying++;
   }
   const causes = all.length > 1 ? withoutEchoes(all, mistypedPaths) : all;
-  const more = truncated || undecidingSkipped ? { truncated, undecidingSkipped } : undefined;
+  const more = truncated || undecidingSkipped || unknownFieldsSkipped ? { truncated, undecidingSkipped, unknownFieldsSkipped } : undefined;
   if (keptPaths.size === 0) return { causes, unknownFields, kept: [], nulls, ...more };
   // A Required cause is at the missing field's path, which no kept value has.
   return { causes: causes.filter((c) => !keptPaths.has(c.field)), unknownFields, kept: causes.filter((c) => keptPaths.has(c.field)), nulls, ...more };

@@ -3,7 +3,7 @@
  * path: identify the kind → schema pass → metadata → the kind's rules → context
  * rules through the injected lookups.
  */
-import { invalid, keptWarning, notSupported, sectionOf, type Cause } from './field.js';
+import { causeKey, invalid, keptWarning, notSupported, sectionOf, type Cause } from './field.js';
 import { checkSchema, kindValidator, readNulls, unknownFieldCause, type SchemaResult } from './schema.js';
 import { checkMetadata, checkMetadataUpdate } from './metadata.js';
 import { DEFAULT_GROUP_DOMAIN, apiVersion, rulesFor, supportedKinds } from '../rules/index.js';
@@ -88,10 +88,13 @@ function judge(object: unknown, options: ValidateOptions, firstReading: boolean)
   if (leftAsStored) ctx.leftAsStored = leftAsStored;
   const schema = checkSchema(rules.schema, object, kindValidator(rules), stored, undecidingSections(statusOnly, leftAsStored));
   if (schema.undecidingSkipped) ctx.warningsDropped = true;
+  if (schema.unknownFieldsSkipped) {
+    if (options.strict) (ctx.droppedFrom ??= new Set()).add(UNKNOWN_SECTION);
+    else ctx.warningsDropped = true;
+  }
   if (schema.truncated) (ctx.droppedFrom ??= new Set()).add(UNKNOWN_SECTION);
   // A stored object from the API server holds no null the schema reports; one from a test file may.
-  // (An object with more mistakes than a result lists is refused whatever its nulls.)
-  else if (firstReading && (schema.nulls.length || (stored && holdsNull(stored)))) {
+  if (firstReading && (schema.nulls.length || (stored && holdsNull(stored)))) {
     const reread = withNullsRead(rules, object, schema.nulls, stored, options);
     if (reread) return judge(reread.object, reread.options, false);
   }
@@ -111,28 +114,28 @@ function judge(object: unknown, options: ValidateOptions, firstReading: boolean)
 
   checkMetadata(rules, object.metadata, ctx);
   // A bad value kept as stored is still bad: the rules may trip over it (see runRules).
-  runRules(rules, object, stored, ctx, schema.causes.length === 0 && schema.kept.length === 0);
+  runRules(rules, object, stored, ctx, schema.causes.length === 0 && schema.kept.length === 0 && !schema.truncated && !schema.undecidingSkipped);
 
-  if (statusOnly || !rules.validateWithLookups) return finishJudged(ctx, object, stored);
-  if (rules.lookupsApply && !rules.lookupsApply(object)) return finishJudged(ctx, object, stored);
+  if (statusOnly || !rules.validateWithLookups) return finish(ctx);
+  if (rules.lookupsApply && !rules.lookupsApply(object)) return finish(ctx);
   if (!options.lookups) {
     addWarning(ctx, `${rules.lookupsNeeded ?? 'context rules'} not checked: no lookups were supplied`);
-    return finishJudged(ctx, object, stored);
+    return finish(ctx);
   }
   if (rules.lookupFunction && !options.lookups[rules.lookupFunction]) {
     addWarning(ctx, `${rules.lookupsNeeded ?? 'context rules'} not checked: the lookups have no ${rules.lookupFunction}`);
-    return finishJudged(ctx, object, stored);
+    return finish(ctx);
   }
   const pending = rules.validateWithLookups(object, options.lookups, ctx);
-  return pending instanceof Promise ? pending.then(() => finishJudged(ctx, object, stored)) : finishJudged(ctx, object, stored);
+  return pending instanceof Promise ? pending.then(() => finish(ctx)) : finish(ctx);
 }
 
 const NO_OPTIONS: ValidateOptions = Object.freeze({});
 
 /**
  * The sections whose mistakes cannot refuse this write: outside the status of a status write,
- * and those an UPDATE leaves exactly as stored (see keepCausesInSectionsAsStored). Undefined
- * when every section decides.
+ * and those an UPDATE leaves as stored (see sectionsLeftAsStored). Undefined when every section
+ * decides.
  */
 function undecidingSections(statusOnly: boolean, leftAsStored: ((section: string) => boolean) | undefined): ((section: string) => boolean) | undefined {
   if (!statusOnly) return leftAsStored;
@@ -140,15 +143,31 @@ function undecidingSections(statusOnly: boolean, leftAsStored: ((section: string
 }
 
 /**
- * Whether an UPDATE leaves a section exactly as stored, so that its causes are warnings (see
- * keepCausesInSectionsAsStored, which also counts a section equal to the stored one defaulted).
+ * Whether an UPDATE leaves a section (spec, status, or an interpreter webhook configuration's
+ * webhooks) as stored. Such a write is not refused for what the section holds: each cause there
+ * becomes a warning (see addCause). A controller removing its finalizer, or adding a label, must
+ * not be stopped by a rule the stored object predates (Karmada stored it under rules looser
+ * than fleetgate's). Judged per section, not per value: a rule that relates values (a duplicate,
+ * a sum) may blame one the write left alone for a change elsewhere in the section.
+ *
+ * fleetgate's mutating webhook fills its defaults into the write first (as the API server fills a
+ * CRD's defaults into both objects): a section that differs from the stored one only by them is
+ * left as stored too. The defaulted copy is made on the first section that differs.
  */
 function sectionsLeftAsStored(object: Record<string, unknown>, stored: Record<string, unknown>): (section: string) => boolean {
   const asStored = new Map<string, boolean>();
+  let storedDefaulted: Record<string, unknown> | undefined;
+  const isAsStored = (section: string): boolean => {
+    if (!Object.hasOwn(stored, section)) return false;
+    // A null, where the API server would have dropped it (a rule's timeZone: null), changes nothing.
+    if (sameJson(object[section], stored[section], true)) return true;
+    storedDefaulted ??= defaultedCopy(stored);
+    return Object.hasOwn(storedDefaulted, section) && sameJson(object[section], storedDefaulted[section], true);
+  };
   return (section) => {
     if (ALWAYS_JUDGED.has(section)) return false;
     let same = asStored.get(section);
-    if (same === undefined) asStored.set(section, (same = Object.hasOwn(stored, section) && sameJson(object[section], stored[section])));
+    if (same === undefined) asStored.set(section, (same = isAsStored(section)));
     return same;
   };
 }
@@ -241,46 +260,6 @@ const sectionRank = (field: string): number => SECTION_RANK.get(sectionOf(field)
 /** Sections every write is judged on, whatever it leaves as stored. */
 const ALWAYS_JUDGED = new Set(['', 'apiVersion', 'kind', 'metadata']);
 
-/**
- * An UPDATE that leaves a section (spec, status, or an interpreter webhook configuration's
- * webhooks) exactly as stored is not refused for what that section holds: each such cause
- * becomes a warning. A controller removing its finalizer, or adding a label, must not be
- * stopped by a rule the stored object predates (Karmada stored it under rules looser than
- * fleetgate's). Judged per section, not per value: a rule that relates values (a duplicate, a
- * sum) may blame one the write left alone for a change elsewhere in the section.
- */
-function keepCausesInSectionsAsStored(ctx: RuleContext, object: Record<string, unknown>, stored: Record<string, unknown>): RuleContext {
-  if (ctx.causes.length === 0) return ctx;
-  const unchanged = new Map<string, boolean>();
-  // fleetgate's mutating webhook fills its defaults into the write first (as the API server fills a
-  // CRD's defaults into both objects): a section that differs from the stored one only by them is left as stored.
-  let storedDefaulted: Record<string, unknown> | undefined;
-  const isAsStored = (section: string): boolean => {
-    if (sameJson(object[section], stored[section])) return true;
-    storedDefaulted ??= defaultedCopy(stored);
-    return Object.hasOwn(storedDefaulted, section) && sameJson(object[section], storedDefaulted[section]);
-  };
-  const isUnchanged = (section: string): boolean => {
-    let same = unchanged.get(section);
-    if (same === undefined) unchanged.set(section, (same = Object.hasOwn(stored, section) && isAsStored(section)));
-    return same;
-  };
-  const isJudged = (section: string): boolean => ALWAYS_JUDGED.has(section) || !isUnchanged(section);
-  const judged: Cause[] = [];
-  for (const cause of ctx.causes) {
-    if (isJudged(sectionOf(cause.field))) judged.push(cause);
-    else addWarning(ctx, keptWarning(cause));
-  }
-  const dropped = ctx.droppedFrom;
-  if (dropped && ![...dropped].some((section) => section === UNKNOWN_SECTION || isJudged(section))) {
-    // Every cause not recorded would have been kept as a warning.
-    return { ...ctx, causes: judged, droppedFrom: undefined, warningsDropped: true };
-  }
-  // A cause not recorded is in a section this update changes, and none recorded is: the recorded ones are all there is to show.
-  if (judged.length === 0 && dropped) return ctx;
-  return judged.length === ctx.causes.length ? ctx : { ...ctx, causes: judged };
-}
-
 /** The object with fleetgate's defaults filled in; as it is when it cannot be copied (a function in it: no JSON). */
 function defaultedCopy(object: Record<string, unknown>): Record<string, unknown> {
   try {
@@ -289,10 +268,6 @@ function defaultedCopy(object: Record<string, unknown>): Record<string, unknown>
     return object;
   }
 }
-
-/** finish() for an object the rules have judged: on UPDATE, sections left as stored are kept first. */
-const finishJudged = (ctx: RuleContext, object: Record<string, unknown>, stored: Record<string, unknown> | undefined): ValidationResult =>
-  finish(stored ? keepCausesInSectionsAsStored(ctx, object, stored) : ctx);
 
 function finish(ctx: RuleContext): ValidationResult {
   const warnings = listedWarnings(ctx);
@@ -330,7 +305,7 @@ export function withoutRepeats(causes: Cause[]): Cause[] {
   if (causes.length > FEW_CAUSES) {
     const seen = new Set<string>();
     return causes.filter((c) => {
-      const id = `${c.type}\u0000${c.field}\u0000${c.message}`;
+      const id = causeKey(c);
       if (seen.has(id)) return false;
       seen.add(id);
       return true;

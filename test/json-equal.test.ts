@@ -44,3 +44,18 @@ describe('sameJson', () => {
     expect(sameJson(a, c)).toBe(false);
   });
 });
+
+describe('sameJson, reading a field holding null as absent', () => {
+  it('counts a null field as absent on either side, and only with the switch', () => {
+    expect(sameJson({ a: 1, b: null }, { a: 1 }, true)).toBe(true);
+    expect(sameJson({ a: 1 }, { a: 1, b: null }, true)).toBe(true);
+    expect(sameJson({ a: [{ tz: null, n: 1 }] }, { a: [{ n: 1 }] }, true)).toBe(true);
+    expect(sameJson({ a: 1, b: null }, { a: 1 })).toBe(false);
+  });
+
+  it('still tells a null item of a list, or a present value, from none', () => {
+    expect(sameJson([null], [], true)).toBe(false);
+    expect(sameJson({ a: null }, { a: 0 }, true)).toBe(false);
+    expect(sameJson({ a: 1, b: null }, { a: 2 }, true)).toBe(false);
+  });
+});

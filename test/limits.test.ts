@@ -11,6 +11,8 @@ import { remedy } from './fixtures/remedy.js';
 import { cronDeployment } from './fixtures/cronfederatedhpa.js';
 import { config } from './fixtures/resourceinterpreterwebhookconfiguration.js';
 import { changed } from './helpers.js';
+import { applyDefaults } from '../src/defaults.js';
+import { parseManifests } from '../src/manifests.js';
 
 const MORE_CAUSES = `more causes not listed: fleetgate lists the first ${MAX_CAUSES}`;
 const MORE_WARNINGS = `more warnings not listed: fleetgate lists the first ${MAX_WARNINGS}`;
@@ -89,6 +91,67 @@ describe('the number of causes a result lists', () => {
     expect(judged.allowed).toBe(false);
     expect(judged.truncated).toBe(true);
     expect(judged.causes[0]).toMatchObject({ type: 'FieldValueDuplicate', field: 'spec.actions[1]' });
+  });
+});
+
+describe('the bound on recorded causes, on UPDATEs that leave mistakes as stored', () => {
+  const cron = (rules: object[]) => changed(cronDeployment, (o) => (o.spec.rules = rules));
+  const unnamedRules = (n: number, extra: object = {}) => Array.from({ length: n }, () => ({ schedule: '0 * * * *', targetReplicas: 1, ...extra }));
+
+  it('counts a spec that differs from the stored one only by defaults as left as stored', () => {
+    const stored = cron(unnamedRules(3 * MAX_CAUSES));
+    const object = changed(applyDefaults(stored, { operation: 'UPDATE' }).object, (o) => (o.metadata.labels = { touched: 'yes' }));
+    const result = validate(object, { operation: 'UPDATE', oldObject: stored });
+    expect(result.allowed).toBe(true);
+    expect(result.warnings.at(-1)).toBe(MORE_WARNINGS);
+  });
+
+  it('counts a null the API server drops as no change, however many mistakes the section holds', () => {
+    const stored = cron(unnamedRules(3 * MAX_CAUSES));
+    const object = changed(cron(unnamedRules(3 * MAX_CAUSES, { timeZone: null })), (o) => (o.metadata.labels = { touched: 'yes' }));
+    expect(validate(object, { operation: 'UPDATE', oldObject: stored }).allowed).toBe(true);
+    expect(validate(stored, { operation: 'UPDATE', oldObject: object }).allowed).toBe(true);
+  });
+
+  it('lists the one mistake the write makes, not the stored ones', () => {
+    const stored = cron(Array.from({ length: 3 * MAX_CAUSES }, () => ({ name: 'same', schedule: '0 * * * *', targetReplicas: 1 })));
+    const object = changed(applyDefaults(stored, { operation: 'UPDATE' }).object, (o) => (o.metadata.name = 'renamed'));
+    const result = validate(object, { operation: 'UPDATE', oldObject: stored });
+    expect(result.causes.map((c) => [c.type, c.field])).toEqual([['FieldValueInvalid', 'metadata.name']]);
+    expect(result.truncated).toBeUndefined();
+  });
+
+  it('with strict, still finds an unknown status field after thousands left as stored in the spec', () => {
+    const unknown = Object.fromEntries(Array.from({ length: 3 * MAX_CAUSES }, (_, i) => [`x${i}`, 1]));
+    const stored = changed(cronDeployment, (o) => Object.assign(o.spec.scaleTargetRef, unknown));
+    const object = changed(stored, (o) => (o.status = { ...o.status, bogus: 1 }));
+    for (const subResource of ['status', undefined]) {
+      const result = validate(object, { operation: 'UPDATE', oldObject: stored, subResource, strict: true });
+      expect(result.causes.map((c) => [c.type, c.field])).toEqual([['FieldValueForbidden', 'status.bogus']]);
+    }
+  });
+
+  it('says nothing of more causes when those past the bound repeat listed ones', () => {
+    // Label keys that differ only past the 256 characters a message shows give the same cause.
+    const labels = Object.fromEntries(Array.from({ length: 2 * MAX_CAUSES + 1 }, (_, i) => [`${'A'.repeat(300)}${i}`, 'v']));
+    const object = changed(cluster, (o) => (o.metadata.labels = labels));
+    const result = validate(object);
+    expect([result.causes.length, result.truncated]).toEqual([1, undefined]);
+    const answer = review({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request: { uid: 'u', operation: 'CREATE', object } }, { mode: 'validate' }) as {
+      response: { status: { message: string } };
+    };
+    expect(answer.response.status.message).toMatch(/is invalid: metadata\.labels: Invalid value: "A{256}"\.\.\.: name part must be no more than 63 characters/);
+    expect(answer.response.status.message).not.toMatch(/[[\]]/);
+  });
+});
+
+describe('the bound on what YAML aliases add to a file', () => {
+  it('counts nothing for documents without aliases, whatever their size or their ampersands', () => {
+    const items = new Array(900_000).fill('0').join(',');
+    const doc = (i: number) => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm${i}\n  annotations: {link: "https://example.com/?a=1&b=2"}\ndata:\n  list: [${items}]\n`;
+    const { manifests, problems } = parseManifests([0, 1, 2, 3, 4].map(doc).join('---\n'), 'big.yaml');
+    expect(problems).toEqual([]);
+    expect(manifests).toHaveLength(5);
   });
 });
 

@@ -13,13 +13,12 @@ export const errored = (code: number, message: string): Response => ({ allowed: 
 
 /** 422 Invalid with causes, worded as the API server words `apierrors.NewInvalid`. */
 export function invalid(kind: string, group: string, name: string, causes: Cause[], truncated = false): Response {
-  const listed = aggregate(causes);
   return {
     allowed: false,
     status: {
       code: 422,
       reason: 'Invalid',
-      message: `${kind}.${group} ${renderValue(name)} is invalid: ${truncated ? `${listed.replace(/\]$/, '')}, ${MORE_CAUSES}]` : listed}`,
+      message: `${kind}.${group} ${renderValue(name)} is invalid: ${aggregate(causes, truncated ? MORE_CAUSES : undefined)}`,
       details: {
         name,
         group,
