@@ -103,8 +103,10 @@ export interface SchemaResult {
    * (neither kept nor in a section that does not decide): the rest would change nothing but the cost.
    */
   readonly truncated?: boolean;
-  /** Set when mistakes in sections that do not decide went unread past CAUSES_RECORDED of them. */
-  readonly undecidingSkipped?: boolean;
+  /** Set when mistakes in sections left as stored went unread past CAUSES_RECORDED of them (warnings lost). */
+  readonly keptSkipped?: boolean;
+  /** Set when mistakes outside what a status write judges went unread past CAUSES_RECORDED of them. */
+  readonly ignoredSkipped?: boolean;
   /** Set when unknown fields in sections that decide went unlisted past CAUSES_RECORDED of them. */
   readonly unknownFieldsSkipped?: boolean;
 }
@@ -126,11 +128,17 @@ export function checkSchema(
   data: unknown,
   validateFn: ValidateFunction = compile(schema),
   stored?: unknown,
-  undeciding?: (section: string) => boolean,
+  sectionRole?: (section: string) => SectionRole,
 ): SchemaResult {
   if (validateFn(data)) return VALID;
-  return toCauses(schema, data, validateFn.errors ?? [], stored, undeciding);
+  return toCauses(schema, data, validateFn.errors ?? [], stored, sectionRole);
 }
+
+/**
+ * What a section's mistakes do to a write: refuse it (`decides`), become warnings (`kept`: an
+ * UPDATE leaves the section as stored), or nothing (`ignored`: outside what a status write judges).
+ */
+export type SectionRole = 'decides' | 'kept' | 'ignored';
 
 /** The top-level field an error is in (see sectionOf), from its pointer alone. */
 function sectionOfError(e: ErrorObject): string {
@@ -268,11 +276,11 @@ function asStrings(values: readonly unknown[]): string[] {
 }
 
 /**
- * The causes of ajv's errors. `undeciding` names the sections whose mistakes cannot refuse the
+ * The causes of ajv's errors. `sectionRole` names the sections whose mistakes cannot refuse the
  * write (outside a status write; left as stored by an UPDATE): past CAUSES_RECORDED of those,
  * the rest are not read, and past CAUSES_RECORDED causes that do refuse it, nothing more is.
  */
-function toCauses(rootSchema: object, data: unknown, errors: ErrorObject[], stored: unknown, undeciding: ((section: string) => boolean) | undefined): SchemaResult {
+function toCauses(rootSchema: object, data: unknown, errors: ErrorObject[], stored: unknown, sectionRole: ((section: string) => SectionRole) | undefined): SchemaResult {
   const all: Cause[] = [];
   const unknownFields: string[] = [];
   const nulls: string[][] = [];
@@ -280,8 +288,11 @@ function toCauses(rootSchema: object, data: unknown, errors: ErrorObject[], stor
   let mistypedPaths: Set<string> | undefined;
   let denying = 0;
   let truncated = false;
-  let undecidingRead = 0;
-  let undecidingSkipped = false;
+  // Those that cannot refuse it have a bound each, so that one kind cannot crowd out the other's.
+  let keptRead = 0;
+  let keptSkipped = false;
+  let ignoredRead = 0;
+  let ignoredSkipped = false;
   let decidingUnknownFields = 0;
   let unknownFieldsSkipped = false;
   for (const e of errors) {
@@ -289,9 +300,14 @@ function toCauses(rootSchema: object, data: unknown, errors: ErrorObject[], stor
       truncated = true;
       break;
     }
-    const deciding = undeciding === undefined || !undeciding(sectionOfError(e));
-    if (!deciding && ++undecidingRead > CAUSES_RECORDED) {
-      undecidingSkipped = true;
+    const role = sectionRole === undefined ? 'decides' : sectionRole(sectionOfError(e));
+    const deciding = role === 'decides';
+    if (role === 'kept' && ++keptRead > CAUSES_RECORDED) {
+      keptSkipped = true;
+      continue;
+    }
+    if (role === 'ignored' && ++ignoredRead > CAUSES_RECORDED) {
+      ignoredSkipped = true;
       continue;
     }
     const causesBefore = all.length;
@@ -378,7 +394,7 @@ function toCauses(rootSchema: object, data: unknown, errors: ErrorObject[], stor
     if (deciding && all.length > causesBefore && !keptPaths.has(path)) denying++;
   }
   const causes = all.length > 1 ? withoutEchoes(all, mistypedPaths) : all;
-  const more = truncated || undecidingSkipped || unknownFieldsSkipped ? { truncated, undecidingSkipped, unknownFieldsSkipped } : undefined;
+  const more = truncated || keptSkipped || ignoredSkipped || unknownFieldsSkipped ? { truncated, keptSkipped, ignoredSkipped, unknownFieldsSkipped } : undefined;
   if (keptPaths.size === 0) return { causes, unknownFields, kept: [], nulls, ...more };
   // A Required cause is at the missing field's path, which no kept value has.
   return { causes: causes.filter((c) => !keptPaths.has(c.field)), unknownFields, kept: causes.filter((c) => keptPaths.has(c.field)), nulls, ...more };

@@ -4,7 +4,7 @@
  * rules through the injected lookups.
  */
 import { causeKey, invalid, keptWarning, notSupported, sectionOf, type Cause } from './field.js';
-import { checkSchema, kindValidator, readNulls, unknownFieldCause, type SchemaResult } from './schema.js';
+import { checkSchema, kindValidator, readNulls, unknownFieldCause, type SchemaResult, type SectionRole } from './schema.js';
 import { checkMetadata, checkMetadataUpdate } from './metadata.js';
 import { DEFAULT_GROUP_DOMAIN, apiVersion, rulesFor, supportedKinds } from '../rules/index.js';
 import { addCause, addWarning, UNKNOWN_SECTION, MAX_CAUSES, MAX_WARNINGS, MORE_WARNINGS, storedObject, type KindRules, type Lookups, type MaybePromise, type Operation, type RuleContext, type RuleOptions } from './rule.js';
@@ -86,8 +86,8 @@ function judge(object: unknown, options: ValidateOptions, firstReading: boolean)
   if (operation === 'UPDATE' && !stored) addWarning(ctx, UPDATE_NOT_CHECKED);
   const leftAsStored = stored && sectionsLeftAsStored(object, stored);
   if (leftAsStored) ctx.leftAsStored = leftAsStored;
-  const schema = checkSchema(rules.schema, object, kindValidator(rules), stored, undecidingSections(statusOnly, leftAsStored));
-  if (schema.undecidingSkipped) ctx.warningsDropped = true;
+  const schema = checkSchema(rules.schema, object, kindValidator(rules), stored, sectionRoles(statusOnly, leftAsStored));
+  if (schema.keptSkipped) ctx.warningsDropped = true;
   if (schema.unknownFieldsSkipped) {
     if (options.strict) (ctx.droppedFrom ??= new Set()).add(UNKNOWN_SECTION);
     else ctx.warningsDropped = true;
@@ -114,7 +114,7 @@ function judge(object: unknown, options: ValidateOptions, firstReading: boolean)
 
   checkMetadata(rules, object.metadata, ctx);
   // A bad value kept as stored is still bad: the rules may trip over it (see runRules).
-  runRules(rules, object, stored, ctx, schema.causes.length === 0 && schema.kept.length === 0 && !schema.truncated && !schema.undecidingSkipped);
+  runRules(rules, object, stored, ctx, schema.causes.length === 0 && schema.kept.length === 0 && !schema.truncated && !schema.keptSkipped && !schema.ignoredSkipped);
 
   if (statusOnly || !rules.validateWithLookups) return finish(ctx);
   if (rules.lookupsApply && !rules.lookupsApply(object)) return finish(ctx);
@@ -132,14 +132,13 @@ function judge(object: unknown, options: ValidateOptions, firstReading: boolean)
 
 const NO_OPTIONS: ValidateOptions = Object.freeze({});
 
-/**
- * The sections whose mistakes cannot refuse this write: outside the status of a status write,
- * and those an UPDATE leaves as stored (see sectionsLeftAsStored). Undefined when every section
- * decides.
- */
-function undecidingSections(statusOnly: boolean, leftAsStored: ((section: string) => boolean) | undefined): ((section: string) => boolean) | undefined {
-  if (!statusOnly) return leftAsStored;
-  return (section) => (section !== 'status' && !ALWAYS_JUDGED.has(section)) || (leftAsStored?.(section) ?? false);
+/** What each section's mistakes do to this write (see SectionRole); undefined when every section decides. */
+function sectionRoles(statusOnly: boolean, leftAsStored: ((section: string) => boolean) | undefined): ((section: string) => SectionRole) | undefined {
+  if (!statusOnly && !leftAsStored) return undefined;
+  return (section) => {
+    if (statusOnly && section !== 'status' && !ALWAYS_JUDGED.has(section)) return 'ignored';
+    return leftAsStored?.(section) ? 'kept' : 'decides';
+  };
 }
 
 /**
@@ -280,7 +279,7 @@ function finish(ctx: RuleContext): ValidationResult {
 }
 
 function listedWarnings(ctx: RuleContext): string[] {
-  if (ctx.warnings.length < 2) return ctx.warnings;
+  if (ctx.warnings.length < 2 && !ctx.warningsDropped) return ctx.warnings;
   const warnings = [...new Set(ctx.warnings)];
   if (warnings.length <= MAX_WARNINGS && !ctx.warningsDropped) return warnings;
   return [...warnings.slice(0, MAX_WARNINGS), MORE_WARNINGS];

@@ -131,6 +131,21 @@ describe('the bound on recorded causes, on UPDATEs that leave mistakes as stored
     }
   });
 
+  it('keeps the warnings of a status write that leaves the status as stored, however many spec mistakes it carries', () => {
+    // A status write does not judge the spec: its mistakes used up the bound the status's warnings needed.
+    const service = (ports: number) => ({
+      apiVersion: 'networking.karmada.io/v1alpha1',
+      kind: 'MultiClusterService',
+      metadata: { name: 'web', namespace: 'shop' },
+      spec: { types: ['CrossCluster'], ports: Array(ports).fill('') },
+      status: { conditions: [{ type: 'Ready', status: 'True', reason: 'Ok', message: '', lastTransitionTime: '2026-01-01T00:00:00Z', extra: 1 }] },
+    });
+    const few = validate(service(0), { operation: 'UPDATE', subResource: 'status', oldObject: service(0) });
+    const many = validate(service(3 * MAX_CAUSES), { operation: 'UPDATE', subResource: 'status', oldObject: service(3 * MAX_CAUSES) });
+    expect(few.warnings).toContain('unknown field "status.conditions[0].extra"');
+    expect(many).toEqual(few);
+  });
+
   it('says nothing of more causes when those past the bound repeat listed ones', () => {
     // Label keys that differ only past the 256 characters a message shows give the same cause.
     const labels = Object.fromEntries(Array.from({ length: 2 * MAX_CAUSES + 1 }, (_, i) => [`${'A'.repeat(300)}${i}`, 'v']));
@@ -184,8 +199,11 @@ describe('long values in messages', () => {
     ].map((c) => c.message);
     expect(messages).toHaveLength(3);
     for (const message of messages) expect(message.length).toBeLessThan(1000);
-    expect(messages[0]).toMatch(/: host "a{256}"\.\.\. is neither a DNS name nor an IP address; /);
+    expect(messages[0]).toMatch(/: host "a{256}\.\.\." is neither a DNS name nor an IP address; /);
     expect(messages[2]).toMatch(/: unknown time zone a{256}\.\.\.$/);
+    // A short one is named as it is.
+    const [short] = validate(changed(cluster, (o) => (o.spec.apiEndpoint = 'a\\b'))).causes;
+    expect(short!.message).toContain('host "a\\b" is neither a DNS name nor an IP address');
   });
 
   it('are cut in the name the review message begins with', () => {

@@ -8,7 +8,7 @@
 import { isIP } from 'node:net';
 import { dns1123Subdomain } from './names.js';
 import { memoizeVerdict } from './memo.js';
-import { renderValue, shortText } from '../field.js';
+import { shortText } from '../field.js';
 
 export interface HostPort {
   /** Without brackets. */
@@ -33,9 +33,9 @@ export function splitHostPort(hostPort: string): HostPort {
 /** Why `hostPort` is not a DNS name or IP address with an optional port 1..65535, or undefined. */
 export const hostPortError = memoizeVerdict((hostPort: string): string | undefined => {
   const { host, bracketed, port } = splitHostPort(hostPort);
-  if (bracketed ? isIP(host) !== 6 : !isHostName(host) && isIP(host) !== 4) return `host ${renderValue(host)} is neither a DNS name nor an IP address`;
+  if (bracketed ? isIP(host) !== 6 : !isHostName(host) && isIP(host) !== 4) return `host "${shortText(host)}" is neither a DNS name nor an IP address`;
   // splitHostPort finds no port in `[::1]junk`; only a colon may follow the bracket.
-  if (bracketed && port === undefined && !hostPort.endsWith(']')) return `only ":<port>" may follow the bracketed address ${renderValue(`[${host}]`)}`;
+  if (bracketed && port === undefined && !hostPort.endsWith(']')) return `only ":<port>" may follow the bracketed address "[${shortText(host)}]"`;
   if (port !== undefined && port !== '' && !(/^\d+$/.test(port) && Number(port) >= 1 && Number(port) <= 65535)) {
     return `port ${shortText(port)} must be between 1 and 65535, inclusive`;
   }
