@@ -49,8 +49,32 @@ export function luaScriptError(script: string, fn: LuaFunctionSpec): string | un
 }
 
 /** `detailed` adds comments, ranges and locations, which only gopherLuaProblem() needs. */
-const parse = (script: string, luaVersion: '5.1' | '5.2', detailed = false) =>
-  luaparse().parse(script, { luaVersion, comments: detailed, locations: detailed, ranges: detailed }) as unknown as DetailedChunk;
+function parse(script: string, luaVersion: '5.1' | '5.2', detailed = false): DetailedChunk {
+  const options = { luaVersion, comments: detailed, locations: detailed, ranges: detailed };
+  try {
+    return luaparse().parse(script, options) as unknown as DetailedChunk;
+  } catch (err) {
+    if (!(err instanceof TypeError)) throw err;
+    // luaparse keeps its lexer's last token between calls, and an unexpected character in the
+    // first token of the first script a process reads finds none: it fails on that. Reading an
+    // empty chunk gives it one; the error is then the syntax error it is.
+    luaparse().parse('', { luaVersion });
+    return luaparse().parse(script, options) as unknown as DetailedChunk;
+  }
+}
+
+/**
+ * The character the lexer stopped at, when it met one that starts no Lua token (`ü`, `$`, `&`
+ * in 5.1): its error says "near" the last token it kept, which may be another script's, so that
+ * part is dropped. Told from errors at a token by the column, which the lexer counts from 1.
+ */
+function unexpectedCharacter(script: string, err: LuaSyntaxError & { column?: number }): string | undefined {
+  const index = err.index;
+  if (index === undefined || index >= script.length || !/^\[\d+:\d+\] unexpected symbol '/.test(err.message)) return undefined;
+  const lineStart = Math.max(script.lastIndexOf('\n', index - 1), script.lastIndexOf('\r', index - 1)) + 1;
+  if (err.column !== index - lineStart + 1) return undefined;
+  return String.fromCodePoint(script.codePointAt(index)!);
+}
 
 type LuaSyntaxError = Error & { index?: number };
 
@@ -174,6 +198,8 @@ function check(script: string, fn: LuaFunctionSpec): string | undefined {
   } catch (err) {
     if (err instanceof RangeError) return NESTED_TOO_DEEPLY;
     const e = err as LuaSyntaxError & { line?: number; column?: number };
+    const character = unexpectedCharacter(script, e);
+    if (character !== undefined) return `Lua syntax error at line ${e.line}, column ${e.column}: unexpected symbol '${character}'`;
     const message = e.message.replace(/^\[\d+:\d+\]\s*/, '');
     const at = position(e);
     return at ? `Lua syntax error at line ${at.line}, column ${at.column}: ${message}` : `Lua syntax error: ${message}`;

@@ -123,6 +123,23 @@ describe('luaScriptError', () => {
     }
   });
 
+  it('names a character that starts no token, the same in a fresh process as after other scripts', async () => {
+    // luaparse keeps its lexer's last token between calls: the first script of a process failed on
+    // it ("Cannot read properties of undefined"), a later one said "near" another script's token.
+    const require = createRequire(import.meta.url);
+    delete require.cache[require.resolve('luaparse')];
+    vi.resetModules();
+    const fresh = (await import('../../src/checks/lua.js')).luaScriptError;
+    const cases: [string, string][] = [
+      ['ünï', "Lua syntax error at line 1, column 1: unexpected symbol 'ü'"],
+      ['x = 1\n  y = $', "Lua syntax error at line 2, column 7: unexpected symbol '$'"],
+      ['😀', "Lua syntax error at line 1, column 1: unexpected symbol '😀'"],
+    ];
+    for (const [script, message] of cases) expect(fresh(script, retain)).toBe(message);
+    luaScriptError('metadata = "v1alpha1"\nfunction Retain(d, o) return d end', retain);
+    for (const [script, message] of cases) expect(luaScriptError(`${script} `, retain)).toBe(message);
+  });
+
   it('refuses a #! first line, which gopher-lua does not skip in a script loaded from a string', () => {
     const shebang = "Lua syntax error at line 1, column 1: unexpected symbol '#' (a script loaded from a string, as Karmada loads it, may not start with a '#!' line)";
     expect(luaScriptError('#!/usr/bin/lua\nfunction Retain(desiredObj, observedObj) return desiredObj end', retain)).toBe(shebang);
