@@ -59,8 +59,9 @@ export interface RuleContext {
   /** The causeKey of every recorded cause, made once the first cause is dropped. */
   recordedKeys?: Set<string>;
   /**
-   * On an UPDATE, whether it leaves a section exactly as stored: a cause there cannot refuse
-   * the write, and addCause records it as the warning it ends up as.
+   * On an UPDATE, whether it leaves a section as stored (but for fleetgate's defaults and
+   * dropped nulls; see validate.ts): a cause there cannot refuse the write, and addCause
+   * records it as the warning it ends up as.
    */
   leftAsStored?: (section: string) => boolean;
   /** Set when warnings were found past what a result can list (see addWarning). */
