@@ -174,7 +174,8 @@ function checkIngressClassAnnotation(ctx: RuleContext, annotations: unknown, ing
   addWarning(ctx, `${field}: deprecated; use spec.ingressClassName`);
   const annotated = a[INGRESS_CLASS_ANNOTATION];
   if (isString(ingressClassName) && ingressClassName !== '' && isString(annotated) && annotated !== ingressClassName) {
-    addWarning(ctx, 
+    addWarning(
+      ctx,
       `${field} (${JSON.stringify(annotated)}) differs from spec.ingressClassName (${JSON.stringify(ingressClassName)}); controllers may disagree about which class serves this ingress`,
     );
   }

@@ -74,11 +74,13 @@ export function renderValue(value: unknown): string {
   } catch {
     return '<unrenderable>';
   }
-  return text.length > MAX_RENDERED_VALUE ? `${cut(text, MAX_RENDERED_VALUE)}...` : text;
+  return shortText(text);
 }
 
 /** Text for a message, cut as renderValue cuts values: for a value a detail names without quotes. */
-export const shortText = (text: string): string => (text.length > MAX_RENDERED_VALUE ? `${cut(text, MAX_RENDERED_VALUE)}...` : text);
+export function shortText(text: string): string {
+  return text.length > MAX_RENDERED_VALUE ? `${cut(text, MAX_RENDERED_VALUE)}...` : text;
+}
 
 const withDetail = (head: string, detail?: string): string => (detail ? `${head}: ${detail}` : head);
 

@@ -37,17 +37,9 @@ export function sameJson(a: unknown, b: unknown, nullFieldsAbsent = false): bool
     }
     const xs = x as Record<string, unknown>;
     const ys = y as Record<string, unknown>;
-    if (nullFieldsAbsent) {
-      const keys = presentKeys(xs);
-      if (keys.length !== presentKeys(ys).length) return false;
-      for (const key of keys) {
-        if (!Object.hasOwn(ys, key)) return false;
-        pending.push(xs[key], ys[key]);
-      }
-      continue;
-    }
-    const keys = Object.keys(xs);
-    if (keys.length !== Object.keys(ys).length) return false;
+    const keysOf = nullFieldsAbsent ? presentKeys : Object.keys;
+    const keys = keysOf(xs);
+    if (keys.length !== keysOf(ys).length) return false;
     for (const key of keys) {
       if (!Object.hasOwn(ys, key)) return false;
       pending.push(xs[key], ys[key]);

@@ -87,12 +87,10 @@ function judge(object: unknown, options: ValidateOptions, firstReading: boolean)
   const leftAsStored = stored && sectionsLeftAsStored(object, stored);
   if (leftAsStored) ctx.leftAsStored = leftAsStored;
   const schema = checkSchema(rules.schema, object, kindValidator(rules), stored, sectionRoles(statusOnly, leftAsStored));
-  if (schema.keptSkipped) ctx.warningsDropped = true;
-  if (schema.unknownFieldsSkipped) {
-    if (options.strict) (ctx.droppedFrom ??= new Set()).add(UNKNOWN_SECTION);
-    else ctx.warningsDropped = true;
-  }
-  if (schema.truncated) (ctx.droppedFrom ??= new Set()).add(UNKNOWN_SECTION);
+  // Unknown fields past the bound are causes with strict, warnings without.
+  const unknownCausesSkipped = schema.unknownFieldsSkipped && options.strict;
+  if (schema.truncated || unknownCausesSkipped) (ctx.droppedFrom ??= new Set()).add(UNKNOWN_SECTION);
+  if (schema.keptSkipped || (schema.unknownFieldsSkipped && !unknownCausesSkipped)) ctx.warningsDropped = true;
   // A stored object from the API server holds no null the schema reports; one from a test file may.
   if (firstReading && (schema.nulls.length || (stored && holdsNull(stored)))) {
     const reread = withNullsRead(rules, object, schema.nulls, stored, options);
