@@ -98,7 +98,7 @@ export function duplicate(field: string, badValue: unknown, detail?: string): Ca
 
 /** The quoted list of supported values, rendered once per list (the schema's enums are constants). */
 const renderedLists = new WeakMap<readonly string[], string>();
-function renderList(supported: readonly string[]): string {
+export function renderList(supported: readonly string[]): string {
   let list = renderedLists.get(supported);
   if (list === undefined) renderedLists.set(supported, (list = supported.map((s) => JSON.stringify(s)).join(', ')));
   return list;

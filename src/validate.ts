@@ -3,7 +3,7 @@
  * path: identify the kind → schema pass → metadata → the kind's rules → context
  * rules through the injected lookups.
  */
-import { causeKey, invalid, keptWarning, notSupported, sectionOf, type Cause } from './field.js';
+import { causeKey, invalid, keptWarning, notSupported, renderList, required, sectionOf, type Cause } from './field.js';
 import { checkSchema, kindValidator, readNulls, unknownFieldCause, type SchemaResult, type SectionRole } from './schema.js';
 import { checkMetadata, checkMetadataUpdate } from './metadata.js';
 import { DEFAULT_GROUP_DOMAIN, apiVersion, rulesFor, supportedKinds } from '../rules/index.js';
@@ -72,7 +72,9 @@ function judge(object: unknown, options: ValidateOptions, firstReading: boolean)
   }
   const rules = rulesFor(object.kind);
   if (!rules) {
-    addCause(ctx, notSupported('kind', object.kind ?? '', supportedKinds));
+    const kind = object.kind;
+    if (kind === undefined || kind === null || kind === '') addCause(ctx, required('kind', `supported values: ${renderList(supportedKinds)}`));
+    else addCause(ctx, notSupported('kind', kind, supportedKinds));
     return finish(ctx);
   }
   const expectedApiVersion = apiVersion(rules, ctx.groupDomain);

@@ -31,13 +31,16 @@ describe('validate', () => {
     expect(validate([1]).causes.map((c) => [c.type, c.field, c.badValue])).toEqual([['FieldValueInvalid', '', [1]]]);
   });
 
-  it('names an unserved kind, or an empty one when it is missing, and lists the served kinds', () => {
+  it('names an unserved kind, or says a missing one is required, and lists the served kinds', () => {
     expect(validate({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' } }).causes).toStrictEqual([
       { type: 'FieldValueNotSupported', field: 'kind', badValue: 'Pod', message: `Unsupported value: "Pod": supported values: ${kindList}` },
     ]);
-    expect(validate({ apiVersion: 'v1', metadata: { name: 'p' } }).causes).toStrictEqual([
-      { type: 'FieldValueNotSupported', field: 'kind', badValue: '', message: `Unsupported value: "": supported values: ${kindList}` },
-    ]);
+    for (const kind of [undefined, null, '']) {
+      expect(validate({ apiVersion: 'v1', kind, metadata: { name: 'p' } }).causes).toStrictEqual([
+        { type: 'FieldValueRequired', field: 'kind', message: `Required value: supported values: ${kindList}` },
+      ]);
+    }
+    expect(validate({ apiVersion: 'v1', kind: 7, metadata: { name: 'p' } }).causes.map((c) => [c.type, c.badValue])).toEqual([['FieldValueNotSupported', 7]]);
   });
 
   it('names the one apiVersion the kind is served at', () => {

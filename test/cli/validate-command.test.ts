@@ -201,7 +201,7 @@ describe('fleetgate validate', () => {
     writeFileSync(join(dir, 'typo.yaml'), [stringify({ ...kindless, Kind: 'Cluster' }), stringify({ ...cluster, kind: 'cluster' })].join('---\n'));
     const text = await cli(['validate', dir]);
     expect(text.code).toBe(1);
-    expect(text.stdout).toMatch(/typo\.yaml:\d+: <no kind> "member1" is invalid: kind: Unsupported value: "": supported values: /);
+    expect(text.stdout).toMatch(/typo\.yaml:\d+: <no kind> "member1" is invalid: kind: Required value: supported values: /);
     expect(text.stdout).toMatch(/typo\.yaml:\d+: cluster "member1" is invalid: kind: Unsupported value: "cluster": supported values: /);
     expect(text.stdout).toContain('2 objects in 1 file: 0 valid, 2 invalid, 0 skipped');
     const json = JSON.parse((await cli(['validate', '-o', 'json', dir])).stdout);
