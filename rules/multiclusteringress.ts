@@ -3,8 +3,8 @@
  * clusters. The spec rules are Kubernetes' Ingress validation as Karmada lifts it.
  */
 import { Arr, Enum, Int32, Obj, Opt, PortStatus, ReqStr, Str, StrList, envelope, type Static } from './_shared/schema.js';
-import { add, addWarning, checkUnique, child, index, isInt32, isRecord, isString, key, list, record } from './_shared/checks.js';
-import { duplicate, invalid, required } from '../src/field.js';
+import { add, addWarning, child, index, isInt32, isRecord, isString, key, list, record } from './_shared/checks.js';
+import { invalid, required } from '../src/field.js';
 import { dns1123Subdomain, dnsHostname, wildcardDns1123Subdomain } from '../src/checks/names.js';
 import type { KindRules, RuleContext } from '../src/rule.js';
 
@@ -181,12 +181,6 @@ function checkIngressClassAnnotation(ctx: RuleContext, annotations: unknown, ing
   }
 }
 
-function validateStatus(mci: MultiClusterIngress, ctx: RuleContext): void {
-  const status = record(mci.status);
-  const path = 'status.serviceLocations';
-  checkUnique(ctx, list(status.serviceLocations), (l) => record(l).name, (l, i) => duplicate(child(index(path, i), 'name'), record(l).name));
-}
-
 export const rules: KindRules<MultiClusterIngress> = {
   kind: 'MultiClusterIngress',
   group: 'networking',
@@ -196,5 +190,4 @@ export const rules: KindRules<MultiClusterIngress> = {
   statusSubresource: true,
   schema,
   validate,
-  validateStatus,
 };
