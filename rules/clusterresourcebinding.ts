@@ -111,7 +111,8 @@ const Placement = Obj({
   ),
 });
 
-const Suspension = Obj({ dispatching: Opt(Bool()), dispatchingOnClusters: Opt(Obj({ clusterNames: Opt(StrList()) })) });
+/** The policy's suspension, plus `scheduling`, which only bindings have (set by a third-party scheduler's webhook). */
+const Suspension = Obj({ dispatching: Opt(Bool()), dispatchingOnClusters: Opt(Obj({ clusterNames: Opt(StrList()) })), scheduling: Opt(Bool()) });
 
 const GracefulEvictionTask = Obj({
   fromCluster: ReqStr(),

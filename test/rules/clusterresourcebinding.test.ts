@@ -114,6 +114,9 @@ describe('ClusterResourceBinding', () => {
     { name: 'propagateDeps not a boolean', edit: (o) => (o.spec.propagateDeps = 'true'), want: [Invalid('spec.propagateDeps')] },
     { name: 'preserveResourcesOnDeletion not a boolean', edit: (o) => (o.spec.preserveResourcesOnDeletion = 0), want: [Invalid('spec.preserveResourcesOnDeletion')] },
     { name: 'suspension of all and of some clusters', edit: (o) => (o.spec.suspension = { dispatching: true, dispatchingOnClusters: { clusterNames: ['member1'] } }), want: [] },
+    // Karmada's work/v1alpha2 Suspension adds `scheduling` for third-party schedulers' admission webhooks (Karmada 1.13).
+    { name: 'suspension of scheduling is a known field', edit: (o) => (o.spec.suspension = { scheduling: true }), want: [], options: { strict: true } },
+    { name: 'suspension scheduling not a boolean', edit: (o) => (o.spec.suspension = { scheduling: 'yes' }), want: [Invalid('spec.suspension.scheduling')] },
     { name: 'suspension not an object', edit: (o) => (o.spec.suspension = true), want: [Invalid('spec.suspension')] },
     { name: 'suspension dispatching not a boolean', edit: (o) => (o.spec.suspension = { dispatching: 'yes' }), want: [Invalid('spec.suspension.dispatching')] },
     { name: 'suspended cluster names not strings', edit: (o) => (o.spec.suspension = { dispatchingOnClusters: { clusterNames: [1] } }), want: [Invalid('spec.suspension.dispatchingOnClusters.clusterNames[0]')] },
