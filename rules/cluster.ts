@@ -9,6 +9,7 @@ import { duplicate, forbidden, invalid } from '../src/field.js';
 import { CLUSTER_NAME_MAX, clusterName } from '../src/checks/names.js';
 import { compareQuantity, parseQuantity, type Quantity as Q } from '../src/checks/quantity.js';
 import { memoizeVerdict } from '../src/checks/memo.js';
+import { maskTrailingDash } from '../src/metadata.js';
 import { parseGoURL } from '../src/checks/go-url.js';
 import { hostPortError } from '../src/checks/endpoint.js';
 import type { DefaultContext, KindRules, RuleContext } from '../src/rule.js';
@@ -95,8 +96,8 @@ const storedSpec = (field: string) => (old: Record<string, unknown>): unknown =>
 
 /**
  * The API server names an object from its generateName by appending 5 random characters, and a
- * cluster's name may have 48: a longer prefix makes only names it refuses. A prefix past 48 is
- * already refused as a name is (checkMetadata).
+ * cluster's name may have 48: a longer prefix makes only names it refuses. A prefix that is too
+ * long as a name, once masked, is already refused as a name is (checkMetadata).
  */
 const GENERATED_SUFFIX_LENGTH = 5;
 const MAX_GENERATE_NAME = CLUSTER_NAME_MAX - GENERATED_SUFFIX_LENGTH;
@@ -104,7 +105,7 @@ const MAX_GENERATE_NAME = CLUSTER_NAME_MAX - GENERATED_SUFFIX_LENGTH;
 function checkGenerateName(cluster: Cluster, ctx: RuleContext): void {
   const { name, generateName } = record(cluster.metadata);
   if ((isString(name) && name !== '') || !isString(generateName)) return;
-  if (generateName.length > MAX_GENERATE_NAME && generateName.length <= CLUSTER_NAME_MAX) {
+  if (generateName.length > MAX_GENERATE_NAME && maskTrailingDash(generateName).length <= CLUSTER_NAME_MAX) {
     add(ctx, invalid('metadata.generateName', generateName, `must be no more than ${MAX_GENERATE_NAME} characters: the API server appends ${GENERATED_SUFFIX_LENGTH} random characters, and a cluster name may have ${CLUSTER_NAME_MAX}`));
   }
 }

@@ -10,6 +10,13 @@ import { isRecord } from './is.js';
 const TOTAL_ANNOTATION_SIZE_LIMIT = 256 * 1024;
 
 
+/**
+ * A generateName as apimachinery judges it (maskTrailingDash): a prefix may end in '-', as the
+ * generated suffix follows, so its last two characters stand for one 'a'. A lone '-' is no prefix
+ * (only longer ones are masked), and every name made from it starts with a dash.
+ */
+export const maskTrailingDash = (prefix: string): string => (prefix.length > 1 && prefix.endsWith('-') ? `${prefix.slice(0, -2)}a` : prefix);
+
 export function checkMetadata(rules: KindRules, metadata: unknown, ctx: RuleContext): void {
   const path = 'metadata';
   if (!isRecord(metadata)) {
@@ -28,10 +35,7 @@ export function checkMetadata(rules: KindRules, metadata: unknown, ctx: RuleCont
     addCause(ctx, required(child(path, 'name'), 'name or generateName is required'));
   }
   if (typeof generateName === 'string' && generateName !== '') {
-    // A prefix may end in '-'; the generated suffix makes the final name valid. A lone '-' is no
-    // prefix (apimachinery masks only longer ones), and every name made from it starts with a dash.
-    const masked = generateName.length > 1 && generateName.endsWith('-') ? `${generateName.slice(0, -1)}a` : generateName;
-    const problem = nameError(masked);
+    const problem = nameError(maskTrailingDash(generateName));
     if (problem) addCause(ctx, invalid(child(path, 'generateName'), generateName, problem));
   }
 

@@ -22,6 +22,8 @@ describe('Cluster', () => {
     { name: 'generateName of 43 characters', edit: (o) => { delete o.metadata.name; o.metadata.generateName = `${'m'.repeat(42)}-`; }, want: [] },
     { name: 'generateName of 44 characters: every name made from it is too long', edit: (o) => { delete o.metadata.name; o.metadata.generateName = `${'m'.repeat(43)}-`; }, want: [Invalid('metadata.generateName')] },
     { name: 'generateName of 48 characters, reported once', edit: (o) => { delete o.metadata.name; o.metadata.generateName = 'm'.repeat(48); }, want: [Invalid('metadata.generateName')] },
+    { name: 'generateName of 49 characters with the dash, which the name check masks to 48', edit: (o) => { delete o.metadata.name; o.metadata.generateName = `${'m'.repeat(48)}-`; }, want: [Invalid('metadata.generateName')] },
+    { name: 'generateName of 50 characters with the dash, reported once', edit: (o) => { delete o.metadata.name; o.metadata.generateName = `${'m'.repeat(49)}-`; }, want: [Invalid('metadata.generateName')] },
     { name: 'generateName of 49 characters, reported once', edit: (o) => { delete o.metadata.name; o.metadata.generateName = 'm'.repeat(49); }, want: [Invalid('metadata.generateName')] },
     { name: 'a long generateName beside a name, which the API server uses instead', edit: (o) => (o.metadata.generateName = 'm'.repeat(46)), want: [] },
     { name: 'namespace on a cluster-scoped kind', edit: (o) => (o.metadata.namespace = 'default'), want: [Forbidden('metadata.namespace')] },
