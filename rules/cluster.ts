@@ -4,7 +4,7 @@ import {
   Arr, Bool, Condition, Enum, Int32, LocalSecretReference, Obj, Opt, QuantityMap, Quantity, ReqStr, Str, StrList, StringMap, Taint, envelope,
   type Static,
 } from './_shared/schema.js';
-import { add, addWarning, addUnlessStored, checkConditions, checkTaintsUnique, checkUnique, child, index, isInt32, isRecord, isString, list, record } from './_shared/checks.js';
+import { add, addWarning, addUnlessStored, checkConditions, checkTaintsUnique, checkUnique, child, index, isInt32, isRecord, isString, list, record, warnRepeats } from './_shared/checks.js';
 import { duplicate, forbidden, invalid } from '../src/field.js';
 import { CLUSTER_NAME_MAX, clusterName } from '../src/checks/names.js';
 import { compareQuantity, parseQuantity, type Quantity as Q } from '../src/checks/quantity.js';
@@ -128,14 +128,7 @@ function validate(cluster: Cluster, ctx: RuleContext): void {
     addWarning(ctx, 'spec.zone is deprecated and never used; use spec.zones');
     if (list(spec.zones).length > 0) add(ctx, forbidden(child(path, 'zone'), 'may not be set together with spec.zones; zone is deprecated, use zones only'));
   }
-  // Neither the spec nor Karmada forbids a repeated zone, and it means nothing: a warning, not a denial.
-  const firstListed = new Map<string, number>();
-  list(spec.zones).forEach((zone, i) => {
-    if (!isString(zone) || zone === '') return;
-    const first = firstListed.get(zone);
-    if (first === undefined) firstListed.set(zone, i);
-    else addWarning(ctx, `${index(child(path, 'zones'), i)}: zone ${JSON.stringify(zone)} is already listed at spec.zones[${first}]`);
-  });
+  warnRepeats(ctx, list(spec.zones), child(path, 'zones'), (zone) => (isString(zone) && zone !== '' ? zone : undefined), (zone) => `zone ${JSON.stringify(zone)}`);
   checkTaintsUnique(ctx, spec.taints, child(path, 'taints'));
   checkResourceModels(ctx, spec.resourceModels, child(path, 'resourceModels'));
 }

@@ -1,7 +1,7 @@
 /** ResourceRegistry (search.<domain>/v1alpha1, cluster-scoped): which resources of which clusters are cached, and where. */
 import { Arr, ClusterAffinity, Condition, LocalSecretReference, Obj, Opt, ReqStr, Str, envelope, type Static } from './_shared/schema.js';
-import { add, checkClusterAffinity, checkConditions, checkUnique, child, index, isRecord, isString, list, record } from './_shared/checks.js';
-import { duplicate, forbidden, invalid } from '../src/field.js';
+import { add, checkClusterAffinity, checkConditions, child, index, isRecord, isString, list, record, tupleKey, warnRepeats } from './_shared/checks.js';
+import { forbidden, invalid } from '../src/field.js';
 import { dns1123Label } from '../src/checks/names.js';
 import { memoizeVerdict } from '../src/checks/memo.js';
 import { parseGoURL } from '../src/checks/go-url.js';
@@ -60,17 +60,18 @@ function checkSelectors(ctx: RuleContext, selectors: unknown, path: string): voi
       if (problem) add(ctx, invalid(child(index(path, i), 'namespace'), namespace, problem));
     }
   });
-  checkUnique(
+  // Neither the spec nor Karmada forbids a repeat, and it selects nothing more: a warning, not a denial.
+  warnRepeats(
     ctx,
-    items,
-    (s) => {
-      const r = record(s);
-      if (!isString(r.apiVersion) || r.apiVersion === '' || !isString(r.kind) || r.kind === '') return undefined;
-      return [r.apiVersion, r.kind, isString(r.namespace) ? r.namespace : ''];
-    },
-    (s, i) => duplicate(index(path, i), s, 'each resource type and namespace may be selected only once'),
+    items.map(record),
+    path,
+    (s) => (isString(s.apiVersion) && s.apiVersion !== '' && isString(s.kind) && s.kind !== '' ? tupleKey(s.apiVersion, s.kind, namespaceOf(s)) : undefined),
+    (s) => `the selector of ${String(s.apiVersion)} ${String(s.kind)} ${namespaceOf(s) === '' ? 'in every namespace' : `in namespace ${JSON.stringify(s.namespace)}`}`,
   );
 }
+
+/** A selector's namespace; empty and absent both mean every namespace. */
+const namespaceOf = (selector: Record<string, unknown>): string => (isString(selector.namespace) ? selector.namespace : '');
 
 function checkBackendStore(ctx: RuleContext, backendStore: unknown, path: string): void {
   const store = record(backendStore);
@@ -85,7 +86,7 @@ function checkBackendStore(ctx: RuleContext, backendStore: unknown, path: string
       const problem = addressError(a);
       if (problem) add(ctx, invalid(index(addressesPath, i), a, problem));
     });
-    checkUnique(ctx, addresses, (a) => (isString(a) ? a : undefined), (a, i) => duplicate(index(addressesPath, i), a));
+    warnRepeats(ctx, addresses, addressesPath, (a) => (isString(a) ? a : undefined), (a) => `address ${JSON.stringify(a)}`);
   }
 }
 

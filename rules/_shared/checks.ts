@@ -70,6 +70,22 @@ export function checkUnique<T>(ctx: RuleContext, items: readonly T[], keyOf: (it
 
 const SHORT_LIST = 16;
 
+/**
+ * Warns of each item whose key was listed before, naming where: for lists where a repeat
+ * changes nothing and neither the spec nor Karmada forbids one. Items without a key are skipped.
+ */
+export function warnRepeats<T>(ctx: RuleContext, items: readonly T[], path: string, keyOf: (item: T) => string | undefined, describe: (item: T) => string): void {
+  if (items.length < 2) return;
+  const firstListed = new Map<string, number>();
+  items.forEach((item, i) => {
+    const k = keyOf(item);
+    if (k === undefined) return;
+    const first = firstListed.get(k);
+    if (first === undefined) firstListed.set(k, i);
+    else addWarning(ctx, `${index(path, i)}: ${describe(item)} is already listed at ${index(path, first)}`);
+  });
+}
+
 const isStringList = (v: unknown): v is readonly string[] => Array.isArray(v) && v.every(isString);
 const sameStrings = (a: readonly string[], b: readonly string[]): boolean => a.length === b.length && a.every((s, i) => s === b[i]);
 

@@ -39,12 +39,8 @@ describe('ResourceRegistry', () => {
     { name: 'selector namespace not a label', edit: (o) => (o.spec.resourceSelectors[1].namespace = 'Shop'), want: [Invalid('spec.resourceSelectors[1].namespace')] },
     { name: 'selector namespace empty (all namespaces)', edit: (o) => (o.spec.resourceSelectors[1].namespace = ''), want: [] },
     { name: 'selector unknown field', edit: (o) => (o.spec.resourceSelectors[0].name = 'x'), want: [Forbidden('spec.resourceSelectors[0].name')], options: { strict: true } },
-    { name: 'duplicate selector', edit: (o) => o.spec.resourceSelectors.push({ apiVersion: 'v1', kind: 'Pod', namespace: 'shop' }), want: [Duplicate('spec.resourceSelectors[2]')] },
-    {
-      name: 'duplicate selector, namespace empty vs absent',
-      edit: (o) => o.spec.resourceSelectors.push({ apiVersion: 'apps/v1', kind: 'Deployment', namespace: '' }),
-      want: [Duplicate('spec.resourceSelectors[2]')],
-    },
+    // Neither the spec nor Karmada forbids a repeat, and it selects nothing more: a warning (below), not a denial.
+    { name: 'repeated selector', edit: (o) => o.spec.resourceSelectors.push({ apiVersion: 'v1', kind: 'Pod', namespace: 'shop' }), want: [] },
     {
       name: 'two selectors with an empty apiVersion: not duplicates on top',
       edit: (o) => {
@@ -92,7 +88,7 @@ describe('ResourceRegistry', () => {
       ' https://opensearch:9200', 'https://open search:9200', 'https://opensearch:9200/%zz', 'https://open{search}:9200'].map(
       (address): Case => ({ name: `address ${address}`, edit: (o) => (o.spec.backendStore.openSearch.addresses[1] = address), want: [Invalid('spec.backendStore.openSearch.addresses[1]')] }),
     ),
-    { name: 'duplicate address', edit: (o) => o.spec.backendStore.openSearch.addresses.push('https://opensearch-0.search.svc:9200'), want: [Duplicate('spec.backendStore.openSearch.addresses[2]')] },
+    { name: 'repeated address', edit: (o) => o.spec.backendStore.openSearch.addresses.push('https://opensearch-0.search.svc:9200'), want: [] },
     { name: 'secretRef missing', edit: (o) => delete o.spec.backendStore.openSearch.secretRef, want: [Required('spec.backendStore.openSearch.secretRef')] },
     { name: 'secretRef without namespace', edit: (o) => delete o.spec.backendStore.openSearch.secretRef.namespace, want: [Required('spec.backendStore.openSearch.secretRef.namespace')] },
     { name: 'secretRef with empty name', edit: (o) => (o.spec.backendStore.openSearch.secretRef.name = ''), want: [Required('spec.backendStore.openSearch.secretRef.name')] },
@@ -110,7 +106,7 @@ describe('ResourceRegistry', () => {
   const searchEngineCases: Case[] = [
     { name: 'addresses empty', edit: (o) => (o.spec.backendStore.searchEngine.addresses = []), want: [Required('spec.backendStore.searchEngine.addresses')] },
     { name: 'address without scheme', edit: (o) => (o.spec.backendStore.searchEngine.addresses[0] = 'opensearch-0:9200'), want: [Invalid('spec.backendStore.searchEngine.addresses[0]')] },
-    { name: 'duplicate address', edit: (o) => o.spec.backendStore.searchEngine.addresses.push('https://opensearch-1.search.svc:9200'), want: [Duplicate('spec.backendStore.searchEngine.addresses[2]')] },
+    { name: 'repeated address', edit: (o) => o.spec.backendStore.searchEngine.addresses.push('https://opensearch-1.search.svc:9200'), want: [] },
     { name: 'secretRef missing', edit: (o) => delete o.spec.backendStore.searchEngine.secretRef, want: [Required('spec.backendStore.searchEngine.secretRef')] },
     { name: 'secretRef without name', edit: (o) => delete o.spec.backendStore.searchEngine.secretRef.name, want: [Required('spec.backendStore.searchEngine.secretRef.name')] },
     { name: 'secretRef without namespace', edit: (o) => delete o.spec.backendStore.searchEngine.secretRef.namespace, want: [Required('spec.backendStore.searchEngine.secretRef.namespace')] },
@@ -133,10 +129,20 @@ describe('ResourceRegistry', () => {
     ]);
   });
 
-  it('says why a selector is a duplicate', () => {
-    const result = validate(changed(registry, (o) => o.spec.resourceSelectors.push({ apiVersion: 'v1', kind: 'Pod', namespace: 'shop' })));
-    expect(result.causes.map((c) => `${c.field}: ${c.message}`)).toEqual([
-      'spec.resourceSelectors[2]: Duplicate value: {"apiVersion":"v1","kind":"Pod","namespace":"shop"}: each resource type and namespace may be selected only once',
+  it('warns of a repeated selector or address, naming where it was first listed', () => {
+    const result = validate(
+      changed(registry, (o) => {
+        o.spec.resourceSelectors.push({ apiVersion: 'v1', kind: 'Pod', namespace: 'shop' });
+        // An empty namespace and none are both every namespace.
+        o.spec.resourceSelectors.push({ apiVersion: 'apps/v1', kind: 'Deployment', namespace: '' });
+        o.spec.backendStore.openSearch.addresses.push(o.spec.backendStore.openSearch.addresses[1]);
+      }),
+    );
+    expect(result.allowed).toBe(true);
+    expect(result.warnings).toEqual([
+      'spec.resourceSelectors[2]: the selector of v1 Pod in namespace "shop" is already listed at spec.resourceSelectors[1]',
+      'spec.resourceSelectors[3]: the selector of apps/v1 Deployment in every namespace is already listed at spec.resourceSelectors[0]',
+      'spec.backendStore.openSearch.addresses[2]: address "https://opensearch-1.search.svc:9200" is already listed at spec.backendStore.openSearch.addresses[1]',
     ]);
   });
 
