@@ -148,6 +148,22 @@ const APPLIED_FIELDS: Record<Exclude<Target, 'unknown'>, readonly (readonly [str
 };
 
 /**
+ * Whether an execution of a rule that sets one of targetMinReplicas and targetMaxReplicas holds
+ * that target under the other applied name. Karmada releases whose history writer takes
+ * (replicas, max, min) while its caller passes (replicas, min, max) record every execution so;
+ * fleetgate does not refuse the status writes of Karmada's controllers.
+ */
+function recordedSwapped(rule: Record<string, unknown>, execution: Record<string, unknown>, targetField: string): boolean {
+  const other = SWAPPED[targetField];
+  return other !== undefined && rule[other.target] === undefined && execution[other.applied] === rule[targetField];
+}
+
+const SWAPPED: Record<string, { target: string; applied: string }> = {
+  targetMinReplicas: { target: 'targetMaxReplicas', applied: 'appliedMaxReplicas' },
+  targetMaxReplicas: { target: 'targetMinReplicas', applied: 'appliedMinReplicas' },
+};
+
+/**
  * The stored histories by rule name (none on CREATE). Status rules that compare with the spec judge
  * only what this write records: an execution or next time already stored was written for the rule as
  * it was then, and a spec change (a new targetMaxReplicas, suspend) must not turn it into an error.
@@ -195,7 +211,7 @@ function validateStatus(cron: CronFederatedHPA, ctx: RuleContext): void {
     list(history.successfulExecutions).forEach((execution, j) => {
       if (!isRecord(execution) || (recorded.size > 0 && recorded.has(fingerprint(execution)))) return;
       for (const [targetField, appliedField] of APPLIED_FIELDS[target]) {
-        if (rule[targetField] !== undefined && execution[appliedField] === undefined) {
+        if (rule[targetField] !== undefined && execution[appliedField] === undefined && !recordedSwapped(rule, execution, targetField)) {
           add(ctx, required(child(index(child(index(path, i), 'successfulExecutions'), j), appliedField), `the rule "${String(history.ruleName)}" sets ${targetField}`));
         }
       }

@@ -235,6 +235,26 @@ describe('CronFederatedHPA', () => {
       want: [Required('status.executionHistories[0].successfulExecutions[0].appliedMaxReplicas')],
     },
     { name: 'history of a min-only rule need not record max', edit: (o) => (o.status.executionHistories[1].successfulExecutions[0].appliedMaxReplicas = 7), want: [] },
+    // Karmada's controller, in releases whose history writer takes (replicas, max, min) while its caller passes
+    // (replicas, min, max), records a one-sided rule's target under the other name; its status writes are not refused.
+    {
+      name: 'a min-only rule recorded with its target as appliedMaxReplicas, as swapping Karmada releases write it',
+      edit: (o) => (o.status.executionHistories[1].successfulExecutions[0] = { scheduleTime: '2026-11-20T21:00:00Z', executionTime: '2026-11-20T21:00:00Z', appliedMaxReplicas: 1 }),
+      want: [],
+    },
+    {
+      name: 'a max-only rule recorded with its target as appliedMinReplicas',
+      edit: (o) => {
+        o.spec.rules[1] = { name: 'night', schedule: '0 22 * * *', targetMaxReplicas: 3 };
+        o.status.executionHistories[1].successfulExecutions[0].appliedMinReplicas = 3;
+      },
+      want: [],
+    },
+    {
+      name: 'a min-only rule recorded with another value as appliedMaxReplicas still lacks appliedMinReplicas',
+      edit: (o) => (o.status.executionHistories[1].successfulExecutions[0] = { scheduleTime: '2026-11-20T21:00:00Z', executionTime: '2026-11-20T21:00:00Z', appliedMaxReplicas: 2 }),
+      want: [Required('status.executionHistories[1].successfulExecutions[0].appliedMinReplicas')],
+    },
     {
       name: 'a forbidden targetReplicas does not also demand appliedReplicas',
       edit: (o) => (o.spec.rules[1].targetReplicas = 4),
