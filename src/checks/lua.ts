@@ -233,20 +233,42 @@ function syntaxError(script: string, problem: LuaProblem): string {
   return `Lua syntax error at line ${at.line}, column ${at.column}: ${problem.message}`;
 }
 
-/** `function Name(...) end` or `Name = function(...) end` at the top level of the chunk. */
+/**
+ * `function Name(...) end`, `Name = function(...) end` or the same through `_G` (`_G.Name`,
+ * `_G["Name"]`) where loading the chunk surely runs it: at the top level or in `do` blocks. A
+ * definition under a condition or a loop is not sure to happen; a later definition replaces an
+ * earlier one, as it does when the script runs.
+ */
 function findGlobalFunction(body: LuaNode[], name: string): LuaNode | undefined {
   let found: LuaNode | undefined;
-  for (const statement of body) {
-    if (statement.type === 'FunctionDeclaration' && !statement.isLocal) {
-      const id = statement.identifier as LuaNode | null;
-      if (id?.type === 'Identifier' && id.name === name) found = statement;
+  // In source order, a do block's statements before those after it; a stack, as blocks nest without bound.
+  const frames: { block: LuaNode[]; next: number }[] = [{ block: body, next: 0 }];
+  while (frames.length) {
+    const frame = frames[frames.length - 1]!;
+    const statement = frame.block[frame.next++];
+    if (!statement) {
+      frames.pop();
+    } else if (statement.type === 'FunctionDeclaration' && !statement.isLocal) {
+      if (namesGlobal(statement.identifier as LuaNode | null, name)) found = statement;
     } else if (statement.type === 'AssignmentStatement') {
-      const vars = statement.variables as LuaNode[];
       const values = statement.init as LuaNode[];
-      vars.forEach((v, i) => {
-        if (v.type === 'Identifier' && v.name === name && values[i]?.type === 'FunctionDeclaration') found = values[i];
+      (statement.variables as LuaNode[]).forEach((v, i) => {
+        if (namesGlobal(v, name) && values[i]?.type === 'FunctionDeclaration') found = values[i];
       });
+    } else if (statement.type === 'DoStatement') {
+      frames.push({ block: statement.body as LuaNode[], next: 0 });
     }
   }
   return found;
+}
+
+/** Whether an assignment's target is the global `name`: `name`, `_G.name` or `_G["name"]`. */
+function namesGlobal(target: LuaNode | null, name: string): boolean {
+  if (!target) return false;
+  if (target.type === 'Identifier') return target.name === name;
+  const base = target.base as LuaNode | undefined;
+  if (base?.type !== 'Identifier' || base.name !== '_G') return false;
+  if (target.type === 'MemberExpression') return target.indexer === '.' && (target.identifier as LuaNode).name === name;
+  const index = target.index as LuaNode | undefined;
+  return target.type === 'IndexExpression' && index?.type === 'StringLiteral' && (index.raw === `"${name}"` || index.raw === `'${name}'`);
 }

@@ -173,6 +173,20 @@ describe('luaScriptError', () => {
     expect(luaScriptError('function M.Retain(d, o) return d end', retain)).toBe(missing);
     expect(luaScriptError('if true then function Retain(d, o) return d end end', retain)).toBe(missing);
     expect(luaScriptError('Retain = 1', retain)).toBe(missing);
+    expect(luaScriptError('_G.retain = function(d, o) return d end', retain)).toBe(missing);
+    expect(luaScriptError('T.Retain = function(d, o) return d end', retain)).toBe(missing);
+  });
+
+  it('finds the function wherever loading the script surely defines it: in a do block, or through _G', () => {
+    expect(luaScriptError('do\n  local keep = 1\n  function Retain(d, o) return d end\nend', retain)).toBeUndefined();
+    expect(luaScriptError('do do Retain = function(d, o) return d end end end', retain)).toBeUndefined();
+    expect(luaScriptError('_G.Retain = function(d, o) return d end', retain)).toBeUndefined();
+    expect(luaScriptError('_G["Retain"] = function(d, o) return d end', retain)).toBeUndefined();
+    expect(luaScriptError("_G['Retain'] = function(d, o) return d end", retain)).toBeUndefined();
+    expect(luaScriptError('do function Retain(d) return d end end', retain)).toBe('function Retain must take 2 parameters: Retain(desiredObj, observedObj)');
+    // The last definition is the one the control plane calls.
+    expect(luaScriptError('function Retain(d) return d end\ndo function Retain(d, o) return d end end', retain)).toBeUndefined();
+    expect(luaScriptError('do function Retain(d, o) return d end end\nfunction Retain(d) return d end', retain)).toEqual(expect.stringContaining('must take 2 parameters'));
   });
 
   it('requires the parameters the control plane passes', () => {
