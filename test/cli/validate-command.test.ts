@@ -213,6 +213,26 @@ describe('fleetgate validate', () => {
     expect((await cli(['validate', dir])).stdout).toContain('1 object in 1 file: 0 valid, 0 invalid, 1 skipped');
   });
 
+  it("skips another API group's object of a kind fleetgate serves: Cluster API's and CloudNativePG's Clusters are not Karmada's", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'fleetgate-group-'));
+    const capi = { apiVersion: 'cluster.x-k8s.io/v1beta1', kind: 'Cluster', metadata: { name: 'capi', namespace: 'default' }, spec: { clusterNetwork: {} } };
+    const cnpg = { apiVersion: 'postgresql.cnpg.io/v1', kind: 'Cluster', metadata: { name: 'pg', namespace: 'db' }, spec: { instances: 3 } };
+    writeFileSync(join(dir, 'others.yaml'), [stringify(capi), stringify(cnpg)].join('---\n'));
+    const text = await cli(['validate', dir]);
+    expect(text.stdout).toContain('2 objects in 1 file: 0 valid, 0 invalid, 2 skipped');
+    expect(text.code).toBe(0);
+    // The served group at the wrong version, or no apiVersion at all, is still a Karmada Cluster with a mistake.
+    const { apiVersion: _apiVersion, ...versionless } = cluster as Record<string, unknown>;
+    writeFileSync(join(dir, 'others.yaml'), [stringify({ ...cluster, apiVersion: 'cluster.karmada.io/v1' }), stringify(versionless)].join('---\n'));
+    const mistaken = await cli(['validate', dir]);
+    expect(mistaken.stdout).toMatch(/Cluster "member1" is invalid: apiVersion: Unsupported value: "cluster.karmada.io\/v1"/);
+    expect(mistaken.stdout).toMatch(/Cluster "member1" is invalid: apiVersion: Required value/);
+    expect(mistaken.code).toBe(1);
+    // Under another group domain, karmada.io's own Cluster is another group's.
+    writeFileSync(join(dir, 'others.yaml'), stringify(cluster));
+    expect((await cli(['validate', '--group-domain', 'example.com', dir])).stdout).toContain('1 object in 1 file: 0 valid, 0 invalid, 1 skipped');
+  });
+
   it('passes over dot folders and node_modules inside a directory, as fleetgate test does, but reads one named', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'fleetgate-tooling-'));
     for (const sub of ['.github/workflows', 'node_modules/chart']) mkdirSync(join(dir, sub), { recursive: true });

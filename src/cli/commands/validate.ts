@@ -14,8 +14,9 @@ const HELP = `Usage: fleetgate validate [flags] PATH... | -
 Checks manifests offline with the same rules the webhook enforces. PATH is a YAML
 (multi-document) or JSON file, a directory (searched recursively for *.yaml, *.yml,
 *.json, passing over dot folders and node_modules), or - for standard input. List objects are unpacked. Objects of other
-API groups are skipped and counted; one in a group fleetgate serves is judged
-whatever its kind says, so a misspelt or missing kind is invalid.
+API groups are skipped and counted whatever their kind (a Cluster API Cluster is
+not Karmada's); one in a group fleetgate serves is judged whatever its kind says,
+so a misspelt or missing kind is invalid.
 
 Flags:
   -o, --output FORMAT     text (default), json or junit
@@ -123,20 +124,25 @@ async function run(args: string[], io: CliIO): Promise<number> {
     }
   };
 
-  // An object in a group fleetgate serves is judged whatever its kind says: a misspelt or missing
-  // kind there is a mistake to report, not another kind to skip.
+  // The group decides: an object in a group fleetgate serves is judged whatever its kind says (a
+  // misspelt or missing kind there is a mistake to report, not another kind to skip), and one in
+  // another group is another API's, whatever its kind (Cluster API's and CloudNativePG's Clusters).
+  // Only an object that names no group at all is taken for the served kind it names.
   const servedGroups = new Set(ruleModules.map((r) => apiGroup(r, values['group-domain'])));
   const groupOf = (object: Record<string, unknown>): string | undefined => {
-    const group = typeof object.apiVersion === 'string' ? object.apiVersion.split('/', 1)[0]! : undefined;
-    return group !== undefined && servedGroups.has(group) ? group : undefined;
+    if (typeof object.apiVersion !== 'string' || object.apiVersion === '') {
+      const rules = rulesFor(object.kind);
+      return rules && apiGroup(rules, values['group-domain']);
+    }
+    const group = object.apiVersion.split('/', 1)[0]!;
+    return servedGroups.has(group) ? group : undefined;
   };
 
   // Objects are validated as they are parsed and let go; only their places and verdicts are kept.
   const checked: Checked[] = [];
   for (const { object, source } of streamManifests(files, readProblems, io.stdin)) {
     const id = identity(object);
-    const rules = rulesFor(object.kind);
-    const group = rules ? apiGroup(rules, values['group-domain']) : groupOf(object);
+    const group = groupOf(object);
     if (!group) {
       checked.push({ source, ...id });
       progress(checked.length, source);
