@@ -58,7 +58,10 @@ export async function main(argv: string[], io: CliIO): Promise<number> {
     return 2;
   }
   const command = await entry.load();
-  if (rest.includes('--help') || rest.includes('-h')) {
+  // After `--` come file names, and a file may be called -h.
+  const end = rest.indexOf('--');
+  const options = end < 0 ? rest : rest.slice(0, end);
+  if (options.includes('--help') || options.includes('-h')) {
     io.stdout(command.help);
     return 0;
   }

@@ -213,6 +213,16 @@ describe('fleetgate validate', () => {
     expect((await cli(['validate', dir])).stdout).toContain('1 object in 1 file: 0 valid, 0 invalid, 1 skipped');
   });
 
+  it('reads -h and --help after -- as file names, as it advises, rather than printing help', async () => {
+    for (const name of ['-h', '--help']) {
+      const result = await cli(['validate', '--', name]);
+      expect(result.stdout).not.toContain('Flags:');
+      expect(result.code).toBe(2);
+      expect(result.stdout + result.stderr).toContain(name);
+    }
+    expect((await cli(['validate', '-h', '--', 'x.yaml'])).stdout).toContain('Flags:');
+  });
+
   it("skips another API group's object of a kind fleetgate serves: Cluster API's and CloudNativePG's Clusters are not Karmada's", async () => {
     const dir = mkdtempSync(join(tmpdir(), 'fleetgate-group-'));
     const capi = { apiVersion: 'cluster.x-k8s.io/v1beta1', kind: 'Cluster', metadata: { name: 'capi', namespace: 'default' }, spec: { clusterNetwork: {} } };
