@@ -70,6 +70,9 @@ interface Expansion {
   repeated: number;
 }
 
+/** Whether reading a value visits more than `limit` values, counting every visit an alias adds. */
+export const expandsBeyond = (value: unknown, limit: number): boolean => expansion(value, limit).nodes > limit;
+
 function expansion(value: unknown, limit: number): Expansion {
   let nodes = 0;
   let repeated = 0;

@@ -10,7 +10,7 @@ import { LineCounter, isAlias, isMap, isScalar, isSeq, parseDocument, type Docum
 import { applyPatch, type Operation as PatchOperation } from 'rfc6902';
 import type { CauseType, Lookups } from '../index.js';
 import { staticLookups } from '../server/context.js';
-import { formatProblem, ioMessage, isToolingDirectory, parseManifests, readObjects, walkFiles, type ReadProblem } from '../manifests.js';
+import { MAX_EXPANDED_NODES, expandsBeyond, formatProblem, ioMessage, isToolingDirectory, parseManifests, readObjects, walkFiles, type ReadProblem } from '../manifests.js';
 import { KUBECTL_YAML } from '../yaml.js';
 import { isRecord } from '../is.js';
 
@@ -156,9 +156,23 @@ export class SuiteLoader {
 }
 
 /** One suite file: its YAML tree walked key by key. */
+/** Thrown by a read that has already recorded its problem: the case (or field) it was in is given up. */
+class ValueRefused extends Error {}
+
+function refusedAsUndefined<T>(read: () => T): T | undefined {
+  try {
+    return read();
+  } catch (err) {
+    if (err instanceof ValueRefused) return undefined;
+    throw err;
+  }
+}
+
 class SuiteReader {
   private readonly lineCounter = new LineCounter();
   private readonly doc: Document.Parsed;
+  /** Whether the text can hold an alias at all; without one no value needs its reading counted. */
+  private readonly hasAliases: boolean;
   private readonly dir: string;
 
   constructor(
@@ -169,6 +183,7 @@ class SuiteReader {
     this.dir = dirname(file);
     // Read as kubectl reads manifests, so inline objects mean what they would in a file.
     this.doc = parseDocument(text, { ...KUBECTL_YAML, lineCounter: this.lineCounter, prettyErrors: false });
+    this.hasAliases = text.includes('*');
   }
 
   private problem(node: Node | Pair | null | undefined, message: string): void {
@@ -189,8 +204,18 @@ class SuiteReader {
     return isAbsolute(path) ? path : join(this.dir, path);
   }
 
+  /**
+   * The node's value. An alias shares its anchor's value, so memory stays as written; what a bomb
+   * costs is the reading, bounded as for manifests (the yaml library's own guard refuses values
+   * a thousand times smaller than kubectl reads).
+   */
   private js(node: Node): unknown {
-    return node.toJS(this.doc, { maxAliasCount: 1000 });
+    const value = node.toJS(this.doc, { maxAliasCount: -1 });
+    if (this.hasAliases && expandsBeyond(value, MAX_EXPANDED_NODES)) {
+      this.problem(node, `expands to more than ${MAX_EXPANDED_NODES.toLocaleString('en-US')} values through YAML aliases; refusing it`);
+      throw new ValueRefused();
+    }
+    return value;
   }
 
   /** The pairs of a mapping, reporting unknown and repeated keys. */
@@ -256,7 +281,7 @@ class SuiteReader {
     }
     const top = this.fields(root, SUITE_KEYS, 'suite');
     if (!top) return undefined;
-    const description = top.has('description') ? this.string(top.get('description')!, 'description', true) : undefined;
+    const description = top.has('description') ? refusedAsUndefined(() => this.string(top.get('description')!, 'description', true)) : undefined;
     const casesNode = top.get('cases');
     if (!casesNode) {
       this.problem(root, 'suite: missing "cases" (a list of test cases)');
@@ -269,7 +294,7 @@ class SuiteReader {
     const cases: TestCase[] = [];
     const names = new Map<string, number>();
     casesNode.items.forEach((item, i) => {
-      const c = this.readCase(item as Node, i);
+      const c = refusedAsUndefined(() => this.readCase(item as Node, i));
       if (!c) return;
       const earlier = names.get(c.name);
       if (earlier !== undefined) {

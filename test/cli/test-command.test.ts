@@ -214,6 +214,33 @@ describe('fleetgate test', () => {
     expect(code).toBe(0);
   });
 
+  it('follows aliases in an inline object as fleetgate validate does, and refuses one that expands past the bound with its place', async () => {
+    const nested = (levels: number, fanOut: number): string => {
+      let text = '        a0: &a0 {k: v}\n';
+      for (let level = 1; level <= levels; level++) text += `        a${level}: &a${level} [${Array(fanOut).fill(`*a${level - 1}`).join(', ')}]\n`;
+      return text;
+    };
+    const suite = (levels: number, fanOut: number) => `cases:
+  - name: aliases
+    object:
+      apiVersion: cluster.karmada.io/v1alpha1
+      kind: Cluster
+      metadata: { name: a }
+      spec:
+        syncMode: Push
+        extra:
+${nested(levels, fanOut).replace(/^ {8}/gm, '          ')}    expect: { allowed: true }
+`;
+    // 10 × 10 × 10 values: far below the bound, though the yaml library's own alias guard refuses it.
+    const fine = await run([folder({ 'fleetgate-test.yaml': suite(3, 10) })]);
+    expect(fine.stderr).toBe('');
+    expect(lastLine(fine.stdout)).toBe('1 passed, 0 failed');
+    // 10^7 values: refused as the suite's mistake, at the object's line, not a crash.
+    const bomb = await run([folder({ 'fleetgate-test.yaml': suite(7, 10) })]);
+    expect(bomb.code).toBe(2);
+    expect(bomb.stderr).toMatch(/fleetgate-test\.yaml:4:\d+: .*expands to more than 1,000,000 values through YAML aliases/);
+  });
+
   it('finds suites recursively, and takes a suite file named on the command line', async () => {
     const dir = folder({
       'a/fleetgate-test.yaml': passing,
