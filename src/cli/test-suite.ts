@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join } from 'node:path';
 import { LineCounter, isAlias, isMap, isScalar, isSeq, parseDocument, type Document, type Node, type Pair, type YAMLMap } from 'yaml';
 import { applyPatch, type Operation as PatchOperation } from 'rfc6902';
+import { Pointer } from 'rfc6902/pointer.js';
 import type { CauseType, Lookups } from '../index.js';
 import { staticLookups } from '../server/context.js';
 import { MAX_EXPANDED_NODES, expandsBeyond, formatProblem, ioMessage, isToolingDirectory, parseManifests, readObjects, walkFiles, type ReadProblem } from '../manifests.js';
@@ -156,6 +157,32 @@ export class SuiteLoader {
 }
 
 /** One suite file: its YAML tree walked key by key. */
+/**
+ * Applies a case's patch one operation at a time, as RFC 6902 reads it, and says why each one that
+ * does not apply fails. The rfc6902 library takes a replace at an array's `-` as done while it changes
+ * nothing, refuses a replace of the whole document, and words a failed test as two `[object Object]`s.
+ */
+function applyCasePatch(object: Record<string, unknown>, patch: readonly PatchOperation[]): { object: unknown; problems: (string | undefined)[] } {
+  let doc: unknown = object;
+  const problems = patch.map((op): string | undefined => {
+    if (op.path === '' && (op.op === 'replace' || op.op === 'add')) {
+      doc = structuredClone(op.value);
+      return undefined;
+    }
+    if (op.op === 'replace' && op.path.endsWith('/-') && Array.isArray(Pointer.fromJSON(op.path.slice(0, -2)).get(doc))) {
+      return '"-" names the end of the array, after its last element; replace an element by its index, or add one at "-"';
+    }
+    const [error] = applyPatch(doc, [op]);
+    if (!error) return undefined;
+    if (error.name === 'TestError') {
+      const actual = Pointer.fromJSON(op.path).get(doc);
+      return `${actual === undefined ? 'there is no value there' : `the value there is ${JSON.stringify(actual)}`}, not ${JSON.stringify((op as { value: unknown }).value)}`;
+    }
+    return error.message || error.name;
+  });
+  return { object: doc, problems };
+}
+
 /** Thrown by a read that has already recorded its problem: the case (or field) it was in is given up. */
 class ValueRefused extends Error {}
 
@@ -337,10 +364,12 @@ class SuiteReader {
     if (patchNode) {
       const patch = this.readPatch(patchNode, `${what}: patch`);
       if (patch && object) {
-        const results = applyPatch(object, patch);
-        results.forEach((err, j) => {
-          if (err) this.problem((patchNode as { items: Node[] }).items[j], `${what}: patch[${j}] (${patch[j]!.op} ${patch[j]!.path}) does not apply: ${err.message || err.name}`);
+        const patched = applyCasePatch(object, patch);
+        patched.problems.forEach((problem, j) => {
+          if (problem) this.problem((patchNode as { items: Node[] }).items[j], `${what}: patch[${j}] (${patch[j]!.op} ${patch[j]!.path}) does not apply: ${problem}`);
         });
+        if (isRecord(patched.object)) object = patched.object;
+        else if (!patched.problems.some(Boolean)) this.problem(patchNode, `${what}: patch must leave an object, not ${JSON.stringify(patched.object) ?? 'nothing'}`);
       }
     }
 

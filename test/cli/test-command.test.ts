@@ -353,6 +353,43 @@ ${nested(levels, fanOut).replace(/^ {8}/gm, '          ')}    expect: { allowed:
       expect(stderr).toContain(`${file}:13:5: case "UPDATE without the stored object": operation UPDATE needs "oldObject"`);
     });
 
+    it("a replace at an array's end, which names no element, and a failed test op, said plainly", async () => {
+      const dir = folder({
+        'member.yaml': member,
+        'fleetgate-test.yaml': `cases:
+  - name: replace past the end
+    object: member.yaml
+    patch: [{ op: replace, path: /spec/taints/-, value: { key: x, effect: Evict } }]
+    expect: { allowed: false }
+  - name: a test that fails
+    object: member.yaml
+    patch: [{ op: test, path: /spec/syncMode, value: Pull }]
+    expect: { allowed: true }
+`,
+      });
+      const file = join(dir, 'fleetgate-test.yaml');
+      const { code, stderr } = await run([dir]);
+      expect(code).toBe(2);
+      expect(stderr).toContain(`${file}:4:13: case "replace past the end": patch[0] (replace /spec/taints/-) does not apply: "-" names the end of the array, after its last element; replace an element by its index, or add one at "-"`);
+      expect(stderr).toContain(`${file}:8:13: case "a test that fails": patch[0] (test /spec/syncMode) does not apply: the value there is "Push", not "Pull"`);
+    });
+
+    it('replaces the whole object with a patch at the root, as RFC 6902 allows', async () => {
+      const dir = folder({
+        'member.yaml': member,
+        'fleetgate-test.yaml': `cases:
+  - name: whole object
+    object: member.yaml
+    patch: [{ op: replace, path: "", value: { apiVersion: cluster.karmada.io/v1alpha1, kind: Cluster, metadata: { name: m2 }, spec: { syncMode: Both } } }]
+    expect: { allowed: false, causes: [{ field: spec.syncMode, type: NotSupported }] }
+`,
+      });
+      const { code, stdout, stderr } = await run([dir]);
+      expect(stderr).toBe('');
+      expect(lastLine(stdout)).toBe('1 passed, 0 failed');
+      expect(code).toBe(0);
+    });
+
     it('object and context files that cannot be read, or hold more than one object', async () => {
       const dir = folder({
         'two.yaml': `${member}---\n${member}`,
