@@ -14,6 +14,7 @@ import { staticLookups } from '../server/context.js';
 import { MAX_EXPANDED_NODES, expandsBeyond, formatProblem, ioMessage, isToolingDirectory, parseManifests, readObjects, walkFiles, type ReadProblem } from '../manifests.js';
 import { KUBECTL_YAML } from '../yaml.js';
 import { isRecord } from '../is.js';
+import { isCanonicalDateTime } from '../schema-formats.js';
 
 export const SUITE_FILE_NAMES = ['fleetgate-test.yaml', 'fleetgate-test.yml'];
 
@@ -406,7 +407,8 @@ class SuiteReader {
     const nowNode = f.get('now');
     if (nowNode) {
       const value = this.js(nowNode);
-      const date = typeof value === 'string' && /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$/.test(value) ? new Date(value) : undefined;
+      // The date-time format timestamps in objects are held to: every field in range, February 30 included.
+      const date = typeof value === 'string' && isCanonicalDateTime(value) ? new Date(value) : undefined;
       if (!date || Number.isNaN(date.getTime())) this.problem(nowNode, `${what}: now must be an RFC 3339 time such as 2026-01-01T00:00:00Z`);
       else now = date;
     }

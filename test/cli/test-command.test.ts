@@ -374,6 +374,32 @@ ${nested(levels, fanOut).replace(/^ {8}/gm, '          ')}    expect: { allowed:
       expect(stderr).toContain(`${file}:8:13: case "a test that fails": patch[0] (test /spec/syncMode) does not apply: the value there is "Push", not "Pull"`);
     });
 
+    it('a now that is no time: a wrong shape, or a date the calendar lacks', async () => {
+      const dir = folder({
+        'member.yaml': member,
+        'fleetgate-test.yaml': `cases:
+  - name: february 30
+    object: member.yaml
+    now: 2026-02-30T09:30:00Z
+    expect: { allowed: true }
+  - name: no zone
+    object: member.yaml
+    now: 2026-02-03T09:30:00
+    expect: { allowed: true }
+  - name: a leap day
+    object: member.yaml
+    now: 2028-02-29T09:30:00+01:00
+    expect: { allowed: true }
+`,
+      });
+      const file = join(dir, 'fleetgate-test.yaml');
+      const { code, stderr } = await run([dir]);
+      expect(code).toBe(2);
+      expect(stderr).toContain(`${file}:4:10: case "february 30": now must be an RFC 3339 time`);
+      expect(stderr).toContain(`${file}:8:10: case "no zone": now must be an RFC 3339 time`);
+      expect(stderr).not.toContain('a leap day');
+    });
+
     it('replaces the whole object with a patch at the root, as RFC 6902 allows', async () => {
       const dir = folder({
         'member.yaml': member,
