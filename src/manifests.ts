@@ -10,12 +10,14 @@
  * node starts, made only for the documents whose problems need one.
  */
 import { readFileSync, readdirSync, realpathSync, statSync, type Dirent } from 'node:fs';
-import { isUtf8 } from 'node:buffer';
 import { join } from 'node:path';
 import jsyaml from 'js-yaml';
 import { KUBECTL_JSYAML_SCHEMA } from './yaml.js';
 import { isRecord } from './is.js';
 import { lineAndColumn } from './line-column.js';
+import { decodeManifest, readStdin } from './manifest-text.js';
+
+export { decodeManifest };
 
 export interface Manifest {
   object: Record<string, unknown>;
@@ -502,18 +504,6 @@ function* manifestsIn(text: string, file: string, problems: ReadProblem[]): Gene
   }
 }
 
-const readStdin = () => readFileSync(0, 'utf8');
-
-/**
- * A manifest file's text as kubectl reads it: UTF-8, or UTF-16 after its byte order mark
- * (what Windows PowerShell writes). Other bytes are refused rather than quietly replaced.
- */
-export function decodeManifest(bytes: Buffer): string {
-  if (bytes[0] === 0xff && bytes[1] === 0xfe) return bytes.subarray(2).toString('utf16le');
-  if (bytes[0] === 0xfe && bytes[1] === 0xff) return Buffer.from(bytes.subarray(2)).swap16().toString('utf16le');
-  if (!isUtf8(bytes)) throw new Error('not UTF-8 (nor UTF-16 with a byte order mark): save the file as UTF-8');
-  return bytes.toString('utf8');
-}
 
 /**
  * The manifests of `files` (`-` is standard input), one at a time as each file is

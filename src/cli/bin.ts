@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-import { readFileSync } from 'node:fs';
 import { main } from './main.js';
+import { readStdin } from '../manifest-text.js';
 import type { RunningServer } from '../server/serve.js';
 
 const SHUTDOWN_GRACE_MS = 30_000;
@@ -27,7 +27,7 @@ if (argv[0] === 'serve') {
 const code = await main(argv, {
   stdout: (t) => process.stdout.write(t),
   stderr: (t) => process.stderr.write(t),
-  stdin: () => readFileSync(0, 'utf8'),
+  stdin: readStdin,
   stderrIsTTY: process.stderr.isTTY === true,
   onServe: (server) => {
     running = server;

@@ -11,7 +11,7 @@ import { applyPatch, type Operation as PatchOperation } from 'rfc6902';
 import { Pointer } from 'rfc6902/pointer.js';
 import type { CauseType, Lookups } from '../index.js';
 import { staticLookups } from '../server/context.js';
-import { MAX_EXPANDED_NODES, expandsBeyond, formatProblem, ioMessage, isToolingDirectory, parseManifests, readObjects, walkFiles, type ReadProblem } from '../manifests.js';
+import { MAX_EXPANDED_NODES, decodeManifest, expandsBeyond, formatProblem, ioMessage, isToolingDirectory, parseManifests, readObjects, walkFiles, type ReadProblem } from '../manifests.js';
 import { KUBECTL_YAML } from '../yaml.js';
 import { isRecord } from '../is.js';
 import { isCanonicalDateTime } from '../schema-formats.js';
@@ -110,7 +110,7 @@ export class SuiteLoader {
   load(file: string): Suite | undefined {
     let text: string;
     try {
-      text = readFileSync(file, 'utf8');
+      text = decodeManifest(readFileSync(file));
     } catch (err) {
       this.problems.push({ file, message: ioMessage(err) });
       return undefined;
@@ -124,7 +124,7 @@ export class SuiteLoader {
     if (!entry) {
       let text: string | undefined;
       try {
-        text = readFileSync(path, 'utf8');
+        text = decodeManifest(readFileSync(path));
       } catch (err) {
         report(`cannot read ${path}: ${ioMessage(err)}`);
         this.objectFiles.set(path, { objects: [], ok: false });

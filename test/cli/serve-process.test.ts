@@ -105,6 +105,25 @@ describe.skipIf(!built)('fleetgate serve as a process (runs dist/, which npm tes
     expect(() => JSON.parse(text)).not.toThrow();
   });
 
+  it('reads standard input as it reads a file: UTF-16 after its byte order mark, and refuses bytes that are not UTF-8', async () => {
+    const feed = async (bytes: Buffer): Promise<{ code: number | null; out: string }> => {
+      const child = spawn(process.execPath, [bin, 'validate', '-'], { stdio: ['pipe', 'pipe', 'pipe'] });
+      let out = '';
+      child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+      child.stderr.on('data', (c: Buffer) => (out += c.toString()));
+      child.stdin.end(bytes);
+      const code = await new Promise<number | null>((done) => child.on('close', (c) => done(c)));
+      return { code, out };
+    };
+    const manifest = 'apiVersion: cluster.karmada.io/v1alpha1\nkind: Cluster\nmetadata:\n  name: m\nspec:\n  syncMode: Push\n';
+    const utf16 = await feed(Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(manifest, 'utf16le')]));
+    expect(utf16.out).toContain('1 object in 1 file: 1 valid');
+    expect(utf16.code).toBe(0);
+    const latin1 = await feed(Buffer.from(manifest.replace('name: m', 'name: m\u00e9'), 'latin1'));
+    expect(latin1.out).toContain('not UTF-8');
+    expect(latin1.code).toBe(2);
+  });
+
   it('a signal ends any other command by that signal, never with exit 0', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'fleetgate-signal-'));
     const many = join(dir, 'many.yaml');

@@ -241,6 +241,17 @@ ${nested(levels, fanOut).replace(/^ {8}/gm, '          ')}    expect: { allowed:
     expect(bomb.stderr).toMatch(/fleetgate-test\.yaml:4:\d+: .*expands to more than 1,000,000 values through YAML aliases/);
   });
 
+  it('reads suite and object files as manifests are read: UTF-16 after its byte order mark', async () => {
+    const dir = folder({});
+    const utf16 = (text: string) => Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, 'utf16le')]);
+    writeFileSync(join(dir, 'member.yaml'), utf16(member));
+    writeFileSync(join(dir, 'fleetgate-test.yaml'), utf16(passing));
+    const { code, stdout, stderr } = await run([dir]);
+    expect(stderr).toBe('');
+    expect(lastLine(stdout)).toMatch(/^\d+ passed, 0 failed$/);
+    expect(code).toBe(0);
+  });
+
   it('finds suites recursively, and takes a suite file named on the command line', async () => {
     const dir = folder({
       'a/fleetgate-test.yaml': passing,
