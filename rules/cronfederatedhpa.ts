@@ -1,6 +1,6 @@
 /** CronFederatedHPA (autoscaling.<domain>/v1alpha1, namespaced): cron rules that scale a target or a FederatedHPA's bounds. */
 import { Arr, Bool, Int32, INT32_MAX, INT32_MIN, Obj, Opt, ReqStr, Str, Time, envelope, type Static } from './_shared/schema.js';
-import { add, addWarning, checkUnique, child, fingerprint, fingerprints, index, isInt, isRecord, isString, judgedSpec, list, record } from './_shared/checks.js';
+import { add, addWarning, checkUnique, child, fingerprint, fingerprints, index, type Fingerprints, isInt, isRecord, isString, judgedSpec, list, record } from './_shared/checks.js';
 import { duplicate, forbidden, invalid, required } from '../src/field.js';
 import { pathSegmentName } from '../src/checks/names.js';
 import { runsEverySecond } from '../src/checks/cron.js';
@@ -189,8 +189,8 @@ function validateStatus(cron: CronFederatedHPA, ctx: RuleContext): void {
   }
   const stored = storedHistories(ctx);
   // Many histories may name one rule (each a duplicate): its stored executions are read once.
-  const recordedOf = new Map<Record<string, unknown>, ReadonlySet<string>>();
-  const recordedExecutions = (before: Record<string, unknown> | undefined): ReadonlySet<string> => {
+  const recordedOf = new Map<Record<string, unknown>, Fingerprints>();
+  const recordedExecutions = (before: Record<string, unknown> | undefined): Fingerprints => {
     if (!before) return fingerprints([]);
     let recorded = recordedOf.get(before);
     if (!recorded) recordedOf.set(before, (recorded = fingerprints(list(before.successfulExecutions))));

@@ -1,6 +1,6 @@
 /** Work (work.<domain>/v1alpha1, namespaced): manifests to deploy on one member cluster, with per-manifest status. */
 import { Arr, Bool, Condition, INT32_MAX, Int32, Obj, Opt, RawObject, RawValue, ReqStr, ResourceHealth, Str, envelope, type Static } from './_shared/schema.js';
-import { add, checkConditions, child, fingerprint, fingerprints, index, isInt, isRecord, isString, judgedSpec, list, record, tupleKey } from './_shared/checks.js';
+import { add, checkConditions, child, fingerprint, fingerprints, index, type Fingerprints, isInt, isRecord, isString, judgedSpec, list, record, tupleKey } from './_shared/checks.js';
 import { duplicate, invalid, required } from '../src/field.js';
 import { storedObject, type KindRules, type RuleContext } from '../src/rule.js';
 
@@ -105,7 +105,7 @@ function validate(work: Work, ctx: RuleContext): void {
  * error, then or on a later status write that leaves the entry as it is. The identifiers of
  * the stored entries, so the ordinal check judges only what a write changes.
  */
-function storedIdentifiers(ctx: RuleContext): ReadonlySet<string> {
+function storedIdentifiers(ctx: RuleContext): Fingerprints {
   const entries = list(record(storedObject(ctx)?.status).manifestStatuses);
   return fingerprints(entries.map((e) => record(record(e).identifier)));
 }
@@ -121,7 +121,7 @@ function validateStatus(work: Work, ctx: RuleContext): void {
   const manifests = record(judgedSpec(work, ctx).workload).manifests;
   const count = Array.isArray(manifests) ? manifests.length : undefined;
   // Read from the stored object only when an ordinal is out of range: the usual status has none.
-  let stored: ReadonlySet<string> | undefined;
+  let stored: Fingerprints | undefined;
   const seen = new Set<number>();
   list(status.manifestStatuses).forEach((manifestStatus, i) => {
     const identifier = record(record(manifestStatus).identifier);

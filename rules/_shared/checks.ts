@@ -96,14 +96,28 @@ export function tupleKey(...parts: readonly string[]): string {
   return key;
 }
 
-/** A flat record as comparable text, independent of key order (anything else as its JSON). */
-export const fingerprint = (value: unknown): string =>
-  JSON.stringify(isRecord(value) ? Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)) : value);
+/**
+ * A flat record as comparable text, independent of key order (anything else as its JSON).
+ * Undefined for a value nested too deeply to write out (JSON.stringify recurses): such a value
+ * matches nothing, so it is judged as new. The schema keeps it out of storage anyway.
+ */
+export function fingerprint(value: unknown): string | undefined {
+  try {
+    return JSON.stringify(isRecord(value) ? Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)) : value);
+  } catch (err) {
+    if (err instanceof RangeError) return undefined;
+    throw err;
+  }
+}
 
 /** The fingerprints of stored entries, to tell which entries a write leaves as they were; none, no set built. */
-export const fingerprints = (values: readonly unknown[]): ReadonlySet<string> => (values.length ? new Set(values.map(fingerprint)) : NO_FINGERPRINTS);
+export const fingerprints = (values: readonly unknown[]): Fingerprints =>
+  values.length ? new Set(values.map(fingerprint).filter((f) => f !== undefined)) : NO_FINGERPRINTS;
 
-const NO_FINGERPRINTS: ReadonlySet<string> = new Set();
+/** Asked with a fingerprint that may be undefined, which no set holds. */
+export type Fingerprints = ReadonlySet<string | undefined>;
+
+const NO_FINGERPRINTS: Fingerprints = new Set();
 
 /** The spec a status rule compares with: a status write cannot change it, so there it is the stored object's. */
 export const judgedSpec = (object: unknown, ctx: RuleContext): Record<string, unknown> =>

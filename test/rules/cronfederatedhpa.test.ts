@@ -356,6 +356,16 @@ describe('CronFederatedHPA', () => {
       expectCauses(withMax, [], { operation: 'UPDATE', oldObject: cronFHPA });
     });
 
+    it('answers a status write whose stored history nests thousands of levels deep, as a direct caller may send', () => {
+      let deep: unknown = '2026-11-20T21:00:00Z';
+      for (let i = 0; i < 20_000; i++) deep = [deep];
+      const stored = changed(cronFHPA, (o) => (o.status.executionHistories[1].successfulExecutions[0].scheduleTime = deep));
+      const statusWrite = changed(cronFHPA, (o) =>
+        o.status.executionHistories[1].successfulExecutions.push({ scheduleTime: '2026-11-21T21:00:00Z', executionTime: '2026-11-21T21:00:00Z', appliedMinReplicas: 1 }),
+      );
+      expect(validate(statusWrite, { operation: 'UPDATE', subResource: 'status', oldObject: stored }).allowed).toBe(true);
+    });
+
     it('requires appliedMaxReplicas on a new execution of that rule, not on the stored one', () => {
       const stored = changed(withMax, () => {});
       const statusWrite = changed(stored, (o) =>
