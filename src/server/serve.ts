@@ -8,6 +8,7 @@ import { createServer as createHttpServer, type Server as HttpServer } from 'nod
 import { readFileSync, watch, type FSWatcher } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import type { AddressInfo, Socket } from 'node:net';
+import { X509Certificate } from 'node:crypto';
 import { pino, type Logger } from 'pino';
 import { createApp, type AppOptions } from './app.js';
 import { createMetrics } from './metrics.js';
@@ -94,8 +95,27 @@ function secureContext(files: TlsFiles, clientCaFile: string | undefined): Pick<
   return {
     cert: readFileSync(files.cert),
     key: readFileSync(files.key),
-    ...(clientCaFile ? { ca: readFileSync(clientCaFile) } : {}),
+    ...(clientCaFile ? { ca: clientCas(clientCaFile) } : {}),
   };
+}
+
+/**
+ * The client CA bundle, refused unless it holds a certificate that parses: TLS would take any
+ * text and then fail every handshake while the probes said ready. The error names the file, never
+ * what it holds (a private key put there by mistake, say).
+ */
+function clientCas(file: string): Buffer {
+  const bundle = readFileSync(file);
+  const blocks = bundle.toString('latin1').match(/-----BEGIN CERTIFICATE-----[^-]+-----END CERTIFICATE-----/g) ?? [];
+  const parses = (pem: string) => {
+    try {
+      return Boolean(new X509Certificate(pem));
+    } catch {
+      return false;
+    }
+  };
+  if (blocks.length === 0 || !blocks.every(parses)) throw new Error(`--client-ca-file ${file} holds no PEM certificate, or one that does not parse`);
+  return bundle;
 }
 
 const listen = (server: HttpServer | HttpsServer, port: number, host: string) =>
@@ -160,10 +180,17 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
     });
   });
 
+  // What is being served, as read: a change elsewhere in the folders (a log file) reloads nothing.
+  let served = initialTls;
+  const sameFiles = (a: typeof served, b: typeof served) =>
+    (a.cert as Buffer).equals(b.cert as Buffer) && (a.key as Buffer).equals(b.key as Buffer) && (a.ca === undefined ? b.ca === undefined : b.ca !== undefined && (a.ca as Buffer).equals(b.ca as Buffer));
   const reloadCertificates = (): boolean => {
     try {
+      const next = secureContext(files, options.clientCaFile);
+      if (sameFiles(next, served)) return true;
       // Existing connections keep their context; new handshakes get the new certificate.
-      server.setSecureContext(secureContext(files, options.clientCaFile));
+      server.setSecureContext(next);
+      served = next;
       log.info({ cert: files.cert }, 'serving certificate reloaded');
       return true;
     } catch (err) {

@@ -143,6 +143,38 @@ describe('certificates', () => {
     }
   });
 
+  it('reloads only when the certificate files change, not for another file in their folder (its own log, say)', async () => {
+    const dir = servingCertDir(ca);
+    const lines: string[] = [];
+    const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(line) });
+    const server = await start({ certDir: dir, logger });
+    try {
+      const reloads = () => lines.filter((l) => l.includes('serving certificate reloaded')).length;
+      for (let i = 0; i < 5; i++) {
+        writeFileSync(join(dir, 'fleetgate.log'), `line ${i}\n`);
+        await new Promise((r) => setTimeout(r, 150));
+      }
+      expect(reloads()).toBe(0);
+      const next = createServingCert(ca, { dnsNames: ['localhost'], ipAddresses: ['127.0.0.1'] });
+      writeFileSync(join(dir, 'tls.key'), next.keyPem);
+      writeFileSync(join(dir, 'tls.crt'), next.certPem);
+      await new Promise((r) => setTimeout(r, 400));
+      expect(reloads()).toBe(1);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('refuses to start with a --client-ca-file that holds no certificate, without echoing what it holds', async () => {
+    const caFile = join(mkdtempSync(join(tmpdir(), 'fleetgate-client-ca-')), 'client-ca.crt');
+    for (const text of ['not a certificate\n', createCA('x').keyPem]) {
+      writeFileSync(caFile, text);
+      const started = start({ clientCaFile: caFile });
+      await expect(started).rejects.toThrow(/client-ca-file .*holds no PEM certificate/);
+      await expect(started).rejects.not.toThrow(/PRIVATE KEY|not a certificate/);
+    }
+  });
+
   it('refuses a client without a certificate when --client-ca-file is set', async () => {
     const clients = createCA('test client CA');
     const caFile = join(mkdtempSync(join(tmpdir(), 'fleetgate-client-ca-')), 'client-ca.crt');
