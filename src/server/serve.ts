@@ -4,7 +4,7 @@
  * files or, with none given, from the development CA generated on first start.
  */
 import { createServer as createHttpsServer, type Server as HttpsServer, type ServerOptions } from 'node:https';
-import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
+import { createServer as createHttpServer, type IncomingMessage, type Server as HttpServer } from 'node:http';
 import { readFileSync, watch, type FSWatcher } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import type { AddressInfo, Socket } from 'node:net';
@@ -173,9 +173,12 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
   });
   let reviewsInFlight = 0;
   let allReviewsDone: (() => void) | undefined;
-  server.on('request', (_req, res) => {
+  const requests = new Set<IncomingMessage>();
+  server.on('request', (req, res) => {
     reviewsInFlight++;
+    requests.add(req);
     res.once('close', () => {
+      requests.delete(req);
       if (--reviewsInFlight === 0) allReviewsDone?.();
     });
   });
@@ -251,6 +254,8 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
     server.closeIdleConnections();
     // Once no review is in flight, what is left carries none: a bare TCP connection, one idle
     // after its TLS handshake, one whose request never finished arriving. None may hold shutdown.
+    // A request whose body has not all arrived is no review yet: its sender retries elsewhere.
+    for (const req of requests) if (!req.complete) req.socket.destroy();
     if (reviewsInFlight > 0) await new Promise<void>((done) => (allReviewsDone = done));
     for (const socket of sockets) socket.destroy();
     await serverClosed;
