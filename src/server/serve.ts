@@ -73,6 +73,8 @@ const WAITING_FOR_CACHES = 'waiting for the first list of Services and ResourceI
 
 /** Certificate writers (kubelet's Secret volumes, cert-manager) change several files in a burst. */
 const RELOAD_DEBOUNCE_MS = 100;
+/** How long shutdown waits for a request body still arriving before it gives up on the request. */
+const ARRIVAL_GRACE_MS = 1000;
 
 interface TlsFiles {
   cert: string;
@@ -254,9 +256,13 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
     server.closeIdleConnections();
     // Once no review is in flight, what is left carries none: a bare TCP connection, one idle
     // after its TLS handshake, one whose request never finished arriving. None may hold shutdown.
-    // A request whose body has not all arrived is no review yet: its sender retries elsewhere.
-    for (const req of requests) if (!req.complete) req.socket.destroy();
+    // A request whose body is still arriving gets a moment to finish (then it is a review to
+    // drain); one that stalls is no review, and its sender retries elsewhere.
+    const cutStalled = setTimeout(() => {
+      for (const req of requests) if (!req.complete) req.socket.destroy();
+    }, ARRIVAL_GRACE_MS);
     if (reviewsInFlight > 0) await new Promise<void>((done) => (allReviewsDone = done));
+    clearTimeout(cutStalled);
     for (const socket of sockets) socket.destroy();
     await serverClosed;
     clearInterval(sweep);

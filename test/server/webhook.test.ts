@@ -270,7 +270,8 @@ describe('shutdown', () => {
     await new Promise((r) => setTimeout(r, 100));
     const began = Date.now();
     await server.close();
-    expect(Date.now() - began).toBeLessThan(2000);
+    // The stalled body is given a second to arrive, not the 30 s a request may take.
+    expect(Date.now() - began).toBeLessThan(5000);
     for (const s of all) s.destroy();
   });
 });
