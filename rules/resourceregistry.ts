@@ -63,10 +63,16 @@ function checkSelectors(ctx: RuleContext, selectors: unknown, path: string): voi
   // Neither the spec nor Karmada forbids a repeat, and it selects nothing more: a warning, not a denial.
   warnRepeats(
     ctx,
-    items.map(record),
+    items,
     path,
-    (s) => (isString(s.apiVersion) && s.apiVersion !== '' && isString(s.kind) && s.kind !== '' ? tupleKey(s.apiVersion, s.kind, namespaceOf(s)) : undefined),
-    (s) => `the selector of ${String(s.apiVersion)} ${String(s.kind)} ${namespaceOf(s) === '' ? 'in every namespace' : `in namespace ${JSON.stringify(s.namespace)}`}`,
+    (item) => {
+      const s = record(item);
+      return isString(s.apiVersion) && s.apiVersion !== '' && isString(s.kind) && s.kind !== '' ? tupleKey(s.apiVersion, s.kind, namespaceOf(s)) : undefined;
+    },
+    (item) => {
+      const s = record(item);
+      return `the selector of ${String(s.apiVersion)} ${String(s.kind)} ${namespaceOf(s) === '' ? 'in every namespace' : `in namespace ${JSON.stringify(s.namespace)}`}`;
+    },
   );
 }
 

@@ -76,12 +76,15 @@ const SHORT_LIST = 16;
  */
 export function warnRepeats<T>(ctx: RuleContext, items: readonly T[], path: string, keyOf: (item: T) => string | undefined, describe: (item: T) => string): void {
   if (items.length < 2) return;
-  const firstListed = new Map<string, number>();
+  // Most lists are short: a search of the earlier keys is cheaper than building a Map.
+  const keys: (string | undefined)[] = [];
+  const firstListed = items.length <= SHORT_LIST ? undefined : new Map<string, number>();
   items.forEach((item, i) => {
     const k = keyOf(item);
+    if (!firstListed) keys.push(k);
     if (k === undefined) return;
-    const first = firstListed.get(k);
-    if (first === undefined) firstListed.set(k, i);
+    const first = firstListed ? firstListed.get(k) : keys.indexOf(k);
+    if (first === undefined || first === i) firstListed?.set(k, i);
     else addWarning(ctx, `${index(path, i)}: ${describe(item)} is already listed at ${index(path, first)}`);
   });
 }
