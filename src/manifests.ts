@@ -504,7 +504,6 @@ function* manifestsIn(text: string, file: string, problems: ReadProblem[]): Gene
   }
 }
 
-
 /**
  * The manifests of `files` (`-` is standard input), one at a time as each file is
  * parsed: a caller that keeps only what it reports lets the objects go as it goes,

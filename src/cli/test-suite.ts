@@ -157,7 +157,6 @@ export class SuiteLoader {
   }
 }
 
-/** One suite file: its YAML tree walked key by key. */
 /**
  * Applies a case's patch one operation at a time, as RFC 6902 reads it, and says why each one that
  * does not apply fails. The rfc6902 library takes a replace at an array's `-` as done while it changes
@@ -196,6 +195,7 @@ function refusedAsUndefined<T>(read: () => T): T | undefined {
   }
 }
 
+/** One suite file: its YAML tree walked key by key. */
 class SuiteReader {
   private readonly lineCounter = new LineCounter();
   private readonly doc: Document.Parsed;
