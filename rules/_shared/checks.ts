@@ -40,21 +40,45 @@ export const addUnlessStored = (ctx: RuleContext, cause: Cause, value: unknown, 
  * element by element; other keys by their JSON.
  */
 export function checkUnique<T>(ctx: RuleContext, items: readonly T[], keyOf: (item: T) => unknown, report: (item: T, i: number) => Cause): void {
+  forEachRepeat(items, keyOf, (item, i) => addCause(ctx, report(item, i)), true);
+}
+
+/**
+ * Warns of each item whose key was listed before, naming where: for lists where a repeat
+ * changes nothing and neither the spec nor Karmada forbids one. Items without a key are skipped.
+ */
+export function warnRepeats<T>(ctx: RuleContext, items: readonly T[], path: string, keyOf: (item: T) => string | undefined, describe: (item: T) => string): void {
+  forEachRepeat(items, keyOf, (item, i, first) => addWarning(ctx, `${index(path, i)}: ${describe(item)} is already listed at ${index(path, first)}`), false);
+}
+
+/**
+ * Calls `onRepeat` for each item whose key was already seen, with the index of the item that
+ * had it first. An undefined key is no key, nor, with `emptyIsNone`, null or ''. Keys compare as
+ * checkUnique says.
+ */
+function forEachRepeat<T>(items: readonly T[], keyOf: (item: T) => unknown, onRepeat: (item: T, i: number, first: number) => void, emptyIsNone: boolean): void {
   if (items.length < 2) return;
-  // Most lists are short: comparing with the earlier keys is cheaper than building a Set.
-  const seen = items.length <= SHORT_LIST ? undefined : new Set<unknown>();
+  // Most lists are short: comparing with the earlier keys is cheaper than building a Map.
+  const firstOf = items.length <= SHORT_LIST ? undefined : new Map<unknown, number>();
+  // Short lists: each key seen, and the index of the item that had it first.
   const earlier: unknown[] = [];
+  const earlierAt: number[] = [];
   let byJson: Map<string, object> | undefined;
   for (let i = 0; i < items.length; i++) {
     let k = keyOf(items[i]!);
-    if (k === undefined || k === null || k === '') continue;
-    if (!seen && isStringList(k)) {
+    if (k === undefined || (emptyIsNone && (k === null || k === ''))) continue;
+    if (!firstOf && isStringList(k)) {
       // A short list's compound keys compare in place: no JSON text per item.
-      if (earlier.some((e) => isStringList(e) && sameStrings(e, k as readonly string[]))) addCause(ctx, report(items[i]!, i));
-      else earlier.push(k);
+      const at = earlier.findIndex((e) => isStringList(e) && sameStrings(e, k as readonly string[]));
+      if (at >= 0) {
+        onRepeat(items[i]!, i, earlierAt[at]!);
+      } else {
+        earlier.push(k);
+        earlierAt.push(i);
+      }
       continue;
     }
-    if (typeof k === 'object') {
+    if (typeof k === 'object' && k !== null) {
       // Equal JSON, one token: identity comparison then does the rest.
       const json = JSON.stringify(k);
       byJson ??= new Map();
@@ -62,32 +86,21 @@ export function checkUnique<T>(ctx: RuleContext, items: readonly T[], keyOf: (it
       if (!token) byJson.set(json, (token = {}));
       k = token;
     }
-    if (seen ? seen.has(k) : earlier.includes(k)) addCause(ctx, report(items[i]!, i));
-    else if (seen) seen.add(k);
-    else earlier.push(k);
+    if (firstOf) {
+      const first = firstOf.get(k);
+      if (first === undefined) firstOf.set(k, i);
+      else onRepeat(items[i]!, i, first);
+    } else if (earlier.includes(k)) {
+      // includes() finds NaN, as a Map does; indexOf() would not.
+      onRepeat(items[i]!, i, earlierAt[earlier.findIndex((e) => e === k || Object.is(e, k))]!);
+    } else {
+      earlier.push(k);
+      earlierAt.push(i);
+    }
   }
 }
 
 const SHORT_LIST = 16;
-
-/**
- * Warns of each item whose key was listed before, naming where: for lists where a repeat
- * changes nothing and neither the spec nor Karmada forbids one. Items without a key are skipped.
- */
-export function warnRepeats<T>(ctx: RuleContext, items: readonly T[], path: string, keyOf: (item: T) => string | undefined, describe: (item: T) => string): void {
-  if (items.length < 2) return;
-  // Most lists are short: a search of the earlier keys is cheaper than building a Map.
-  const keys: (string | undefined)[] = [];
-  const firstListed = items.length <= SHORT_LIST ? undefined : new Map<string, number>();
-  items.forEach((item, i) => {
-    const k = keyOf(item);
-    if (!firstListed) keys.push(k);
-    if (k === undefined) return;
-    const first = firstListed ? firstListed.get(k) : keys.indexOf(k);
-    if (first === undefined || first === i) firstListed?.set(k, i);
-    else addWarning(ctx, `${index(path, i)}: ${describe(item)} is already listed at ${index(path, first)}`);
-  });
-}
 
 const isStringList = (v: unknown): v is readonly string[] => Array.isArray(v) && v.every(isString);
 const sameStrings = (a: readonly string[], b: readonly string[]): boolean => a.length === b.length && a.every((s, i) => s === b[i]);
