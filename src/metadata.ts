@@ -4,7 +4,7 @@
  */
 import { child, forbidden, index, invalid, key, required, tooLong } from './field.js';
 import { dns1123Label, dns1123Subdomain, qualifiedName, labelValue } from './checks/names.js';
-import { addCause, type KindRules, type RuleContext } from './rule.js';
+import { addCause, addWarning, type KindRules, type RuleContext } from './rule.js';
 import { isRecord } from './is.js';
 
 const TOTAL_ANNOTATION_SIZE_LIMIT = 256 * 1024;
@@ -40,7 +40,11 @@ export function checkMetadata(rules: KindRules, metadata: unknown, ctx: RuleCont
   }
 
   if (rules.scope === 'Cluster') {
-    if (typeof namespace === 'string' && namespace !== '') addCause(ctx, forbidden(child(path, 'namespace'), 'not allowed on this type'));
+    // The API server clears it before validation and admission (EnsureObjectNamespaceMatchesRequestNamespace):
+    // kubectl apply of such a manifest succeeds, so it is no reason to deny one.
+    if (typeof namespace === 'string' && namespace !== '') {
+      addWarning(ctx, `metadata.namespace: ignored: ${rules.kind} is cluster-scoped; the API server clears the namespace before it validates or stores the object`);
+    }
   } else if (typeof namespace === 'string' && namespace !== '') {
     const problem = dns1123Label(namespace);
     if (problem) addCause(ctx, invalid(child(path, 'namespace'), namespace, problem));
@@ -105,9 +109,9 @@ export function checkMetadata(rules: KindRules, metadata: unknown, ctx: RuleCont
  * resourceVersion is not required either: the API server fills it in for unconditional updates,
  * and the manifests a policy test updates with rarely carry one.
  */
-export function checkMetadataUpdate(metadata: unknown, oldMetadata: unknown, ctx: RuleContext): void {
+export function checkMetadataUpdate(rules: KindRules, metadata: unknown, oldMetadata: unknown, ctx: RuleContext): void {
   if (!isRecord(metadata) || !isRecord(oldMetadata)) return;
-  for (const field of ['name', 'namespace'] as const) {
+  for (const field of rules.scope === 'Cluster' ? (['name'] as const) : (['name', 'namespace'] as const)) {
     const now = metadata[field] ?? '';
     const before = oldMetadata[field] ?? '';
     if (now !== before) addCause(ctx, invalid(child('metadata', field), now, 'field is immutable'));

@@ -239,7 +239,7 @@ function runRules(rules: KindRules, object: Record<string, unknown>, old: Record
   }
   if (!old) return;
   try {
-    checkMetadataUpdate(object.metadata, old.metadata, ctx);
+    checkMetadataUpdate(rules, object.metadata, old.metadata, ctx);
   } catch (err) {
     if (wellFormed) throw err;
   }

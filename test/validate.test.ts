@@ -6,6 +6,8 @@ import { cronDeployment } from './fixtures/cronfederatedhpa.js';
 import { ingress } from './fixtures/multiclusteringress.js';
 import { mcs } from './fixtures/multiclusterservice.js';
 import { config } from './fixtures/resourceinterpreterwebhookconfiguration.js';
+import { examples } from './fixtures/index.js';
+import { rulesFor } from '../rules/index.js';
 import { changed, expectCauses, Invalid, NotSupported, Required } from './helpers.js';
 
 const kindList =
@@ -67,6 +69,35 @@ describe('validate', () => {
     expect(validate(renamed, { operation: 'UPDATE', oldObject: cluster }).causes.map((c) => c.field)).toEqual(['metadata.name']);
     expect(validate(cluster, { operation: 'UPDATE', oldObject: cluster }).warnings).toEqual([]);
     expect(validate(cluster).warnings).toEqual([]);
+  });
+});
+
+describe('a namespace', () => {
+  const scoped = (scope: string) => examples.filter((e) => rulesFor(e.kind)!.scope === scope);
+
+  it('on a cluster-scoped kind is ignored with a warning, as the API server clears it before validation', () => {
+    expect(scoped('Cluster').map((e) => e.kind).sort()).toEqual(
+      ['Cluster', 'ClusterResourceBinding', 'ClusterTaintPolicy', 'Remedy', 'ResourceInterpreterCustomization', 'ResourceInterpreterWebhookConfiguration', 'ResourceRegistry', 'WorkloadRebalancer'],
+    );
+    for (const example of scoped('Cluster')) {
+      const withNamespace = changed(example, (o) => (o.metadata.namespace = 'default'));
+      expect(validate(withNamespace)).toEqual({
+        allowed: true,
+        causes: [],
+        warnings: [
+          `metadata.namespace: ignored: ${example.kind} is cluster-scoped; the API server clears the namespace before it validates or stores the object`,
+          ...validate(example).warnings,
+        ],
+      });
+      expect(validate(withNamespace, { operation: 'UPDATE', oldObject: example }).causes).toEqual([]);
+    }
+  });
+
+  it('on a namespaced kind must be a DNS label, and is immutable', () => {
+    for (const example of scoped('Namespaced')) {
+      expectCauses(changed(example, (o) => (o.metadata.namespace = 'Shop')), [Invalid('metadata.namespace')]);
+      expect(validate(changed(example, (o) => (o.metadata.namespace = 'other')), { operation: 'UPDATE', oldObject: example }).causes.map((c) => c.field)).toEqual(['metadata.namespace']);
+    }
   });
 });
 

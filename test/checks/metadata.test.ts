@@ -29,13 +29,13 @@ function messages(rules: KindRules, metadata: unknown): string[] {
 
 function updateMessages(metadata: unknown, old: unknown): string[] {
   const ctx = context();
-  checkMetadataUpdate(metadata, old, ctx);
+  checkMetadataUpdate(namespaced, metadata, old, ctx);
   return ctx.causes.map(formatCause);
 }
 
-function updateCauses(metadata: unknown, old: unknown): Want[] {
+function updateCauses(metadata: unknown, old: unknown, rules: KindRules = namespaced): Want[] {
   const ctx = context();
-  checkMetadataUpdate(metadata, old, ctx);
+  checkMetadataUpdate(rules, metadata, old, ctx);
   return ctx.causes.map((c) => ({ type: c.type, field: c.field }));
 }
 
@@ -73,12 +73,6 @@ describe('checkMetadata: name and generateName', () => {
 });
 
 describe('checkMetadata: namespace', () => {
-  it('forbids a namespace on a cluster-scoped kind, empty or absent is fine', () => {
-    expect(causes(clusterScoped, { name: 'a', namespace: 'default' })).toEqual([Forbidden('metadata.namespace')]);
-    expect(causes(clusterScoped, { name: 'a', namespace: '' })).toEqual([]);
-    expect(causes(clusterScoped, { name: 'a' })).toEqual([]);
-  });
-
   it('requires a DNS label as the namespace of a namespaced kind', () => {
     expect(causes(namespaced, { name: 'a', namespace: 'shop' })).toEqual([]);
     expect(causes(namespaced, { name: 'a', namespace: '' })).toEqual([]);
@@ -147,8 +141,16 @@ describe('checkMetadata: messages', () => {
     ],
   ] as [string, unknown, string][])('%s', (_name, metadata, want) => expect(messages(namespaced, metadata)).toEqual([want]));
 
-  it('says a namespace is not allowed on a cluster-scoped kind', () => {
-    expect(messages(clusterScoped, { name: 'a', namespace: 'default' })).toEqual(['metadata.namespace: Forbidden: not allowed on this type']);
+  it('warns that a namespace on a cluster-scoped kind is ignored, as the API server clears it before validation', () => {
+    const ctx = context();
+    checkMetadata(clusterScoped, { name: 'a', namespace: 'default' }, ctx);
+    expect(ctx.causes).toEqual([]);
+    expect(ctx.warnings).toEqual(['metadata.namespace: ignored: Test is cluster-scoped; the API server clears the namespace before it validates or stores the object']);
+    for (const metadata of [{ name: 'a', namespace: '' }, { name: 'a' }]) {
+      const bare = context();
+      checkMetadata(clusterScoped, metadata, bare);
+      expect([...bare.causes, ...bare.warnings]).toEqual([]);
+    }
   });
 });
 
@@ -161,6 +163,10 @@ describe('checkMetadataUpdate', () => {
     expect(updateCauses({ ...old, name: 'web2' }, old)).toEqual([Invalid('metadata.name')]);
     expect(updateCauses({ ...old, namespace: 'other' }, old)).toEqual([Invalid('metadata.namespace')]);
     expect(updateCauses({ labels: {} }, old)).toEqual([Invalid('metadata.name'), Invalid('metadata.namespace')]);
+  });
+  it('does not compare the namespace of a cluster-scoped kind, which the API server clears on both', () => {
+    expect(updateCauses({ name: 'c', namespace: 'default' }, { name: 'c' }, clusterScoped)).toEqual([]);
+    expect(updateCauses({ name: 'c2', namespace: 'default' }, { name: 'c' }, clusterScoped)).toEqual([Invalid('metadata.name')]);
   });
   it('treats an absent namespace and an empty one alike', () => {
     expect(updateCauses({ name: 'c', namespace: '' }, { name: 'c' })).toEqual([]);
@@ -207,7 +213,7 @@ describe('checkMetadataUpdate', () => {
 
   it('says the field is immutable', () => {
     const ctx = context();
-    checkMetadataUpdate({ name: 'web2' }, { name: 'web' }, ctx);
+    checkMetadataUpdate(namespaced, { name: 'web2' }, { name: 'web' }, ctx);
     expect(ctx.causes[0]!.message).toBe('Invalid value: "web2": field is immutable');
     const stored = { name: 'web', uid: 'u1' };
     expect(updateMessages({ ...stored, uid: 'u2' }, stored)).toEqual(['metadata.uid: Invalid value: "u2": field is immutable']);

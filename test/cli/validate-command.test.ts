@@ -243,6 +243,21 @@ describe('fleetgate validate', () => {
     expect((await cli(['validate', '--group-domain', 'example.com', dir])).stdout).toContain('1 object in 1 file: 0 valid, 0 invalid, 1 skipped');
   });
 
+  it("accepts a namespace on a cluster-scoped kind, as kubectl apply does (the API server clears it), with a warning; --old still finds the stored object", async () => {
+    // The shape of Karmada's own artifacts/example/cr_cluster.yaml.
+    const dir = mkdtempSync(join(tmpdir(), 'fleetgate-scope-'));
+    const withNamespace = { ...cluster, metadata: { ...(cluster as any).metadata, namespace: 'karmada-cluster' } };
+    writeFileSync(join(dir, 'cluster.yaml'), stringify(withNamespace));
+    const text = await cli(['validate', dir]);
+    expect(text.stdout).toContain(`Warning: Cluster "member1": metadata.namespace: ignored: Cluster is cluster-scoped`);
+    expect(text.stdout).toContain('1 object in 1 file: 1 valid, 0 invalid');
+    expect(text.code).toBe(0);
+    writeFileSync(join(dir, 'old.yaml'), stringify(cluster));
+    const update = await cli(['validate', '--operation', 'UPDATE', '--old', join(dir, 'old.yaml'), join(dir, 'cluster.yaml')]);
+    expect(update.stdout).not.toContain('no stored object');
+    expect(update.code).toBe(0);
+  });
+
   it('passes over dot folders and node_modules inside a directory, as fleetgate test does, but reads one named', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'fleetgate-tooling-'));
     for (const sub of ['.github/workflows', 'node_modules/chart']) mkdirSync(join(dir, sub), { recursive: true });

@@ -41,7 +41,6 @@ describe('ClusterResourceBinding', () => {
       want: [Required('spec.placement.replicaScheduling.weightPreference.staticWeightList[0].targetCluster.fieldSelector.matchExpressions[0].values')],
     },
     // metadata (cluster-scoped)
-    { name: 'namespace on a cluster-scoped kind', edit: (o) => (o.metadata.namespace = 'default'), want: [Forbidden('metadata.namespace')] },
     { name: 'name not a DNS subdomain', edit: (o) => (o.metadata.name = 'Pod_Reader'), want: [Invalid('metadata.name')] },
     { name: 'name with dots', edit: (o) => (o.metadata.name = 'system.controller.pod-reader-clusterrole'), want: [] },
     // spec and resource

@@ -12,7 +12,6 @@ describe('ClusterTaintPolicy', () => {
 
   const cases: Case[] = [
     // metadata
-    { name: 'namespace on a cluster-scoped kind', edit: (o) => (o.metadata.namespace = 'default'), want: [Forbidden('metadata.namespace')] },
     { name: 'name not a DNS subdomain', edit: (o) => (o.metadata.name = 'Not_Ready'), want: [Invalid('metadata.name')] },
     // spec and taints
     { name: 'spec missing', edit: (o) => delete o.spec, want: [Required('spec')] },

@@ -14,7 +14,6 @@ describe('Remedy', () => {
 
   const cases: Case[] = [
     // metadata
-    { name: 'namespace on a cluster-scoped kind', edit: (o) => (o.metadata.namespace = 'default'), want: [Forbidden('metadata.namespace')] },
     { name: 'name not a DNS subdomain', edit: (o) => (o.metadata.name = 'DNS_Failure'), want: [Invalid('metadata.name')] },
     // spec
     { name: 'spec missing', edit: (o) => delete o.spec, want: [Required('spec')] },

@@ -21,7 +21,6 @@ describe('ResourceInterpreterCustomization', () => {
   const cases: Case[] = [
     // metadata
     { name: 'name not a DNS subdomain', edit: (o) => (o.metadata.name = 'Deployment_Rules'), want: [Invalid('metadata.name')] },
-    { name: 'namespace on a cluster-scoped kind', edit: (o) => (o.metadata.namespace = 'default'), want: [Forbidden('metadata.namespace')] },
     // spec and target
     { name: 'spec missing', edit: (o) => delete o.spec, want: [Required('spec')] },
     { name: 'target missing', edit: (o) => delete o.spec.target, want: [Required('spec.target')] },

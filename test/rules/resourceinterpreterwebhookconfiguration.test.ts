@@ -39,7 +39,6 @@ describe('ResourceInterpreterWebhookConfiguration', () => {
   const cases: Case[] = [
     // metadata
     { name: 'name not a DNS subdomain', edit: (o) => (o.metadata.name = 'Examples'), want: [Invalid('metadata.name')] },
-    { name: 'namespace on a cluster-scoped kind', edit: (o) => (o.metadata.namespace = 'karmada-system'), want: [Forbidden('metadata.namespace')] },
     // webhooks
     { name: 'webhooks missing', edit: (o) => delete o.webhooks, want: [Required('webhooks')] },
     { name: 'webhooks empty (allowed as in Karmada)', edit: (o) => (o.webhooks = []), want: [] },

@@ -22,7 +22,6 @@ describe('ResourceRegistry', () => {
 
   const cases: Case[] = [
     // metadata
-    { name: 'namespace on a cluster-scoped kind', edit: (o) => (o.metadata.namespace = 'default'), want: [Forbidden('metadata.namespace')] },
     { name: 'name not a subdomain', edit: (o) => (o.metadata.name = 'Cache'), want: [Invalid('metadata.name')] },
     // spec
     { name: 'spec missing', edit: (o) => delete o.spec, want: [Required('spec')] },

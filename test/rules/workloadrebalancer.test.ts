@@ -12,7 +12,6 @@ describe('WorkloadRebalancer', () => {
 
   const cases: Case[] = [
     // metadata
-    { name: 'namespace on a cluster-scoped kind', edit: (o) => (o.metadata.namespace = 'shop'), want: [Forbidden('metadata.namespace')] },
     { name: 'name not a subdomain', edit: (o) => (o.metadata.name = 'Rebalance'), want: [Invalid('metadata.name')] },
     // spec and workloads (errors #7)
     { name: 'spec missing', edit: (o) => delete o.spec, want: [Required('spec')] },

@@ -58,9 +58,10 @@ interface Checked {
 const PROGRESS_AFTER_MS = 1000;
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
-const identity = (o: Record<string, unknown>) => {
+/** Kind, name and namespace; a cluster-scoped object has no namespace, whatever its manifest says (the API server clears it). */
+const identity = (o: Record<string, unknown>, clusterScoped: boolean) => {
   const meta = (typeof o.metadata === 'object' && o.metadata !== null ? o.metadata : {}) as Record<string, unknown>;
-  return { kind: str(o.kind) ?? '<no kind>', name: str(meta.name) ?? str(meta.generateName) ?? '<no name>', namespace: str(meta.namespace) };
+  return { kind: str(o.kind) ?? '<no kind>', name: str(meta.name) ?? str(meta.generateName) ?? '<no name>', namespace: clusterScoped ? undefined : str(meta.namespace) };
 };
 const keyOf = (id: ReturnType<typeof identity>) => `${id.kind}/${id.namespace ?? ''}/${id.name}`;
 
@@ -103,11 +104,29 @@ async function run(args: string[], io: CliIO): Promise<number> {
   const objectProblems: ReadProblem[] = [];
   const files = expandPaths(positionals, readProblems);
 
+  // The group decides: an object in a group fleetgate serves is judged whatever its kind says (a
+  // misspelt or missing kind there is a mistake to report, not another kind to skip), and one in
+  // another group is another API's, whatever its kind (Cluster API's and CloudNativePG's Clusters).
+  // Only an object that names no group at all is taken for the served kind it names.
+  const servedGroups = new Set(ruleModules.map((r) => apiGroup(r, values['group-domain'])));
+  const groupOf = (object: Record<string, unknown>): string | undefined => {
+    if (typeof object.apiVersion !== 'string' || object.apiVersion === '') {
+      const rules = rulesFor(object.kind);
+      return rules && apiGroup(rules, values['group-domain']);
+    }
+    const group = object.apiVersion.split('/', 1)[0]!;
+    return servedGroups.has(group) ? group : undefined;
+  };
+  const isClusterScoped = (object: Record<string, unknown>, group = groupOf(object)): boolean => {
+    const rules = rulesFor(object.kind);
+    return rules?.scope === 'Cluster' && group === apiGroup(rules, values['group-domain']);
+  };
+
   const olds = new Map<string, Record<string, unknown>>();
   if (values.old) {
     const oldRead = readManifests([values.old], io.stdin);
     for (const p of oldRead.problems) setupProblems.push(p);
-    for (const m of oldRead.manifests) olds.set(keyOf(identity(m.object)), m.object);
+    for (const m of oldRead.manifests) olds.set(keyOf(identity(m.object, isClusterScoped(m.object))), m.object);
   }
   let lookups: Lookups | undefined;
   if (values.context?.length) {
@@ -124,25 +143,11 @@ async function run(args: string[], io: CliIO): Promise<number> {
     }
   };
 
-  // The group decides: an object in a group fleetgate serves is judged whatever its kind says (a
-  // misspelt or missing kind there is a mistake to report, not another kind to skip), and one in
-  // another group is another API's, whatever its kind (Cluster API's and CloudNativePG's Clusters).
-  // Only an object that names no group at all is taken for the served kind it names.
-  const servedGroups = new Set(ruleModules.map((r) => apiGroup(r, values['group-domain'])));
-  const groupOf = (object: Record<string, unknown>): string | undefined => {
-    if (typeof object.apiVersion !== 'string' || object.apiVersion === '') {
-      const rules = rulesFor(object.kind);
-      return rules && apiGroup(rules, values['group-domain']);
-    }
-    const group = object.apiVersion.split('/', 1)[0]!;
-    return servedGroups.has(group) ? group : undefined;
-  };
-
   // Objects are validated as they are parsed and let go; only their places and verdicts are kept.
   const checked: Checked[] = [];
   for (const { object, source } of streamManifests(files, readProblems, io.stdin)) {
-    const id = identity(object);
     const group = groupOf(object);
+    const id = identity(object, isClusterScoped(object, group));
     if (!group) {
       checked.push({ source, ...id });
       progress(checked.length, source);
