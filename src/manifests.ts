@@ -352,7 +352,7 @@ function chunks(text: string): Chunk[] {
     start = marker.index + 1;
   }
   result.push({ text: text.slice(start), firstLine });
-  return withDirectivesJoined(result).map(withoutByteOrderMark);
+  return withDirectivesJoined(result).map(withoutByteOrderMark).map(withoutLeadingDocumentEnds);
 }
 
 /**
@@ -386,6 +386,21 @@ function withDirectivesJoined(split: Chunk[]): Chunk[] {
 function withoutByteOrderMark(chunk: Chunk): Chunk {
   const bom = /^(---[^\n]*\n)?\uFEFF/.exec(chunk.text);
   return bom ? { ...chunk, text: `${bom[1] ?? ''}${chunk.text.slice(bom[0].length)}` } : chunk;
+}
+
+/** Blank and comment lines, and at least one `...` among them, at the start of a part that no `---` opens. */
+const LEADING_DOCUMENT_ENDS = /^(?:[ \t]*(?:#[^\n]*)?\r?\n|\.\.\.(?:[ \t]+#[^\n]*)?[ \t]*\r?\n)*\.\.\.(?:[ \t]+#[^\n]*)?[ \t]*(?:\r?\n|$)/;
+
+/**
+ * A `...` before any document ends nothing: go-yaml skips it, so kubectl reads the document
+ * after it, where js-yaml would count an empty document first and refuse the part as two.
+ * Each such marker becomes blank, so lines keep their numbers.
+ */
+function withoutLeadingDocumentEnds(chunk: Chunk): Chunk {
+  const lead = LEADING_DOCUMENT_ENDS.exec(chunk.text);
+  if (!lead) return chunk;
+  const blanked = lead[0].replace(/^\.\.\.(?=[ \t#\r\n]|$)/gm, '   ');
+  return { ...chunk, text: blanked + chunk.text.slice(lead[0].length) };
 }
 
 /** Lines without content: blank, a comment, a marker (with a comment at most) or a directive. */

@@ -236,6 +236,28 @@ describe('parseManifests: lines of fields', () => {
     expect(manifests[1]!.source.lineOf('spec')).toBe(7);
   });
 
+  it('skips `...` markers before a first document, as go-yaml does, and keeps their lines counted', () => {
+    const stream = [
+      /* 1 */ '',
+      /* 2 */ '...',
+      /* 3 */ '... # twice',
+      /* 4 */ 'kind: A',
+      /* 5 */ 'spec:',
+      /* 6 */ '  a: 1',
+      /* 7 */ '---',
+      /* 8 */ 'kind: B',
+    ];
+    expect(parseManifests(['# exported', '...', 'kind: A'].join('\n'), 'c.yaml').manifests.map((m) => [m.object.kind, m.source.line])).toEqual([['A', 3]]);
+    for (const eol of ['\n', '\r\n']) {
+      const { manifests, problems } = parseManifests(stream.join(eol) + eol, 'end.yaml');
+      expect(problems).toEqual([]);
+      expect(manifests.map((m) => [m.object.kind, m.source.line])).toEqual([['A', 4], ['B', 8]]);
+      expect(manifests[0]!.source.lineOf('spec.a')).toBe(6);
+    }
+    // After a `---`, a `...` ends that (empty) document, and what follows is a second one in the same part: still an error.
+    expect(parseManifests(['kind: A', '---', '...', 'kind: B'].join('\n'), 'two.yaml').problems).toMatchObject([{ line: 2, message: expect.stringMatching(/^YAML syntax error: /) }]);
+  });
+
   it("gives the items of a typed list, which the API server sends without kind and apiVersion, the list's", () => {
     const raw = JSON.stringify({ apiVersion: 'v1', kind: 'ServiceList', items: [{ metadata: { name: 'hl', namespace: 'ns' }, spec: { clusterIP: 'None' } }, { apiVersion: 'v1', kind: 'Service', metadata: { name: 'b' } }] });
     const { manifests, problems } = parseManifests(raw, 'services.json');
