@@ -258,6 +258,27 @@ describe('parseManifests: lines of fields', () => {
     expect(parseManifests(['kind: A', '---', '...', 'kind: B'].join('\n'), 'two.yaml').problems).toMatchObject([{ line: 2, message: expect.stringMatching(/^YAML syntax error: /) }]);
   });
 
+  it('refuses a mapping as a key, as kubectl does, where js-yaml would make it "[object Object]": an unrendered template placeholder', () => {
+    const template = [
+      /* 1 */ 'kind: A',
+      /* 2 */ 'webhooks:',
+      /* 3 */ '- name: w',
+      /* 4 */ '  clientConfig:',
+      /* 5 */ '    caBundle: {{ .Values.caBundle }}',
+      /* 6 */ '---',
+      /* 7 */ 'kind: B',
+      /* 8 */ '? {a: 1}',
+      /* 9 */ ': b',
+      /* 10 */ '---',
+      /* 11 */ 'kind: C',
+      /* 12 */ '"[object Object]": written so',
+    ];
+    const { manifests, problems } = parseManifests(template.join('\n'), 't.yaml');
+    expect(manifests.map((m) => m.object.kind)).toEqual(['C']);
+    const message = 'YAML syntax error: invalid map key: a mapping cannot be a key (kubectl refuses it too); is a template placeholder such as {{ .Values.x }} left unrendered?';
+    expect(problems).toEqual([{ file: 't.yaml', line: 5, message }, { file: 't.yaml', line: 7, message }]);
+  });
+
   it("gives the items of a typed list, which the API server sends without kind and apiVersion, the list's", () => {
     const raw = JSON.stringify({ apiVersion: 'v1', kind: 'ServiceList', items: [{ metadata: { name: 'hl', namespace: 'ns' }, spec: { clusterIP: 'None' } }, { apiVersion: 'v1', kind: 'Service', metadata: { name: 'b' } }] });
     const { manifests, problems } = parseManifests(raw, 'services.json');
