@@ -250,6 +250,9 @@ function valueAt(root: unknown, segments: readonly string[]): unknown {
   let node = root;
   for (const segment of segments) {
     if (typeof node !== 'object' || node === null) return undefined;
+    // Read as ajv reads it, inherited values included, but for a map key "__proto__" the object
+    // lacks: that read is Object.prototype, which compares equal to {}.
+    if (segment === '__proto__' && !Object.hasOwn(node, segment)) return undefined;
     node = (node as Record<string, unknown>)[segment];
   }
   return node;

@@ -103,6 +103,19 @@ describe('a namespace', () => {
 
 const UPDATE_NOT_CHECKED = 'update rules (immutable fields) not checked: no oldObject (the stored object) was given';
 
+describe('an UPDATE that keeps a value as stored', () => {
+  it('is told apart from one that adds a key named __proto__, which the stored map does not have', () => {
+    const withHeaders = (headers: string) =>
+      JSON.parse(`{"apiVersion":"cluster.karmada.io/v1alpha1","kind":"Cluster","metadata":{"name":"m1"},"spec":{"syncMode":"Push","proxyHeader":${headers}}}`);
+    const stored = withHeaders('{"A":"b"}');
+    const added = withHeaders('{"A":"b","__proto__":{}}');
+    expectCauses(added, [Invalid('spec.proxyHeader[__proto__]')]);
+    expect(validate(added, { operation: 'UPDATE', oldObject: stored }).causes.map((c) => c.field)).toEqual(['spec.proxyHeader[__proto__]']);
+    // Stored so, the same value is kept with a warning.
+    expect(validate(added, { operation: 'UPDATE', oldObject: added })).toMatchObject({ allowed: true, warnings: [expect.stringContaining('(as stored')] });
+  });
+});
+
 describe('a field written as null', () => {
   // As the API server reads it: it drops a null the schema does not allow before it validates
   // (CRDs), or decodes it as the zero value (Cluster). A YAML `zones:` with nothing after it is one.
