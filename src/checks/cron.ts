@@ -90,7 +90,10 @@ const everyUnderOneSecond = memoizeVerdict((schedule: string): boolean => {
 
 /** A list; robfig drops empty items, so `1,,2` is `1,2` and a field of commas alone never matches. */
 function fieldError(field: string, position: number): string | undefined {
-  for (const item of field.split(',')) {
+  if (!field.includes(',')) return field === '' ? undefined : itemError(field, position);
+  // Each item is judged once: a list may repeat one item a million times, and the work then
+  // grows with the distinct items, of which valid ones are few (a field's ranges and steps).
+  for (const item of new Set(field.split(','))) {
     if (item === '') continue;
     const problem = itemError(item, position);
     if (problem) return problem;
