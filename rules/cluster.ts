@@ -323,7 +323,9 @@ function defaults(cluster: Cluster, ctx: DefaultContext): void {
   // A malformed spec gets no patch (one that could not apply): validation reports it.
   if (!isRecord(cluster.spec)) return;
   const spec = cluster.spec;
-  if (ctx.operation === 'CREATE' && (!Array.isArray(spec.resourceModels) || spec.resourceModels.length === 0)) {
+  // Only none (absent, null or empty): models of the wrong type are validation's to refuse, not to replace.
+  const models: unknown = spec.resourceModels;
+  if (ctx.operation === 'CREATE' && (models == null || (Array.isArray(models) && models.length === 0))) {
     ctx.set(['spec', 'resourceModels'], defaultResourceModels());
   }
   list<Record<string, unknown>>(spec.taints).forEach((taint, i) => {

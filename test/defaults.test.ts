@@ -33,6 +33,15 @@ describe('applyDefaults', () => {
     expect(applyDefaults(object, { now }).patch).toEqual(patch);
   });
 
+  it('leaves resource models of the wrong type for validation to refuse, rather than replacing them', () => {
+    for (const models of ['bogus', 42, { grade: 0 }]) {
+      const object = changed(cluster, (o) => (o.spec.resourceModels = models));
+      expect(defaultsPatch(object, { now })).toEqual([]);
+    }
+    // null is how JSON leaves a field out: defaulted like a missing one.
+    expect(defaultsPatch(changed(cluster, (o) => (o.spec.resourceModels = null)), { now }).map((op) => [op.op, op.path])).toEqual([['replace', '/spec/resourceModels']]);
+  });
+
   it('defaults a field that holds undefined, as an object built in code may', () => {
     const object = changed(cluster, (o) => {
       o.spec.resourceModels = undefined;
