@@ -200,7 +200,8 @@ function check(script: string, fn: LuaFunctionSpec): string | undefined {
     const e = err as LuaSyntaxError & { line?: number; column?: number };
     const character = unexpectedCharacter(script, e);
     if (character !== undefined) return `Lua syntax error at line ${e.line}, column ${e.column}: unexpected symbol '${character}'`;
-    const message = e.message.replace(/^\[\d+:\d+\]\s*/, '');
+    // luaparse has no name for the vararg token's type, and says "unexpected undefined '...'".
+    const message = e.message.replace(/^\[\d+:\d+\]\s*/, '').replace(/^unexpected undefined /, 'unexpected symbol ');
     const at = position(e);
     return at ? `Lua syntax error at line ${at.line}, column ${at.column}: ${message}` : `Lua syntax error: ${message}`;
   }

@@ -123,6 +123,10 @@ describe('luaScriptError', () => {
     }
   });
 
+  it("calls a stray '...' an unexpected symbol, where luaparse has no name for its token", () => {
+    expect(luaScriptError('function Retain(d, o) return d end\n...', retain)).toBe("Lua syntax error at line 2, column 1: unexpected symbol '...' near '<eof>'");
+  });
+
   it('names a character that starts no token, the same in a fresh process as after other scripts', async () => {
     // luaparse keeps its lexer's last token between calls: the first script of a process failed on
     // it ("Cannot read properties of undefined"), a later one said "near" another script's token.
