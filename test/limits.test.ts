@@ -94,6 +94,44 @@ describe('the number of causes a result lists', () => {
   });
 });
 
+describe('the schema pass stopped at the bound', () => {
+  // A taint effect of the wrong type breaks two keywords (type, enum), one cause: 1,001 of them
+  // fill the bound with the first 1,000 causes, and the pass stops before the last.
+  const withMistypedEffects = (n: number) => changed(cluster, (o) => (o.spec.taints = Array.from({ length: n }, (_, i) => ({ key: `k${i}`, effect: 5 }))));
+
+  it('says there were more causes, though it lists no more than the bound', () => {
+    const all = validate(withMistypedEffects(MAX_CAUSES));
+    expect([all.causes.length, all.truncated]).toEqual([MAX_CAUSES, undefined]);
+    const more = validate(withMistypedEffects(MAX_CAUSES + 1));
+    expect([more.allowed, more.causes.length, more.truncated]).toEqual([false, MAX_CAUSES, true]);
+    expect(more.causes.at(-1)).toMatchObject({ type: 'FieldValueInvalid', field: `spec.taints[${MAX_CAUSES - 1}].effect` });
+  });
+
+  it('says there were more warnings where it stopped reading mistakes an UPDATE leaves as stored', () => {
+    for (const n of [MAX_CAUSES, MAX_CAUSES + 1]) {
+      const stored = withMistypedEffects(n);
+      const result = validate(changed(stored, (o) => (o.metadata.labels = { touched: 'yes' })), { operation: 'UPDATE', oldObject: stored });
+      expect(result.allowed).toBe(true);
+      expect(result.warnings.at(-1)).toMatch(n > MAX_CAUSES ? MORE_WARNINGS : /^spec\.taints\[999\]\.effect: Invalid value: 5: .*\(as stored/);
+    }
+  });
+
+  it('with strict, makes the unknown fields past the bound more causes, not more warnings', () => {
+    const unknown = Object.fromEntries(Array.from({ length: 3 * MAX_CAUSES }, (_, i) => [`x${i}`, 1]));
+    const result = validate(changed(cluster, (o) => Object.assign(o.spec, unknown)), { strict: true });
+    expect([result.allowed, result.causes.length, result.truncated]).toEqual([false, MAX_CAUSES, true]);
+    expect(result.causes[0]).toMatchObject({ type: 'FieldValueForbidden', field: 'spec.x0' });
+    expect(result.warnings).toEqual([]);
+  });
+
+  it('still finds the status mistake of a status write without the stored object, after more spec mistakes than the bound', () => {
+    const object = changed(withMistypedEffects(3 * MAX_CAUSES), (o) => (o.status.kubernetesVersion = 131));
+    const result = validate(object, { operation: 'UPDATE', subResource: 'status' });
+    expect(result.causes.map((c) => [c.type, c.field])).toEqual([['FieldValueInvalid', 'status.kubernetesVersion']]);
+    expect(result.truncated).toBeUndefined();
+  });
+});
+
 describe('the bound on recorded causes, on UPDATEs that leave mistakes as stored', () => {
   const cron = (rules: object[]) => changed(cronDeployment, (o) => (o.spec.rules = rules));
   const unnamedRules = (n: number, extra: object = {}) => Array.from({ length: n }, () => ({ schedule: '0 * * * *', targetReplicas: 1, ...extra }));
@@ -146,6 +184,20 @@ describe('the bound on recorded causes, on UPDATEs that leave mistakes as stored
     expect(many).toEqual(few);
   });
 
+  it('with strict, allows a status write that leaves the status as stored, however many unknown fields its spec carries', () => {
+    // The spec's unknown fields are not this write's to judge; they must not count against the status's bound.
+    const unknown = Object.fromEntries(Array.from({ length: 3 * MAX_CAUSES }, (_, i) => [`x${i}`, 1]));
+    const stored = changed(cluster, (o) => {
+      Object.assign(o.spec, unknown);
+      o.status.extra = 1;
+    });
+    const result = validate(changed(stored, (o) => (o.metadata.labels = { touched: 'yes' })), { operation: 'UPDATE', subResource: 'status', oldObject: stored, strict: true });
+    expect([result.allowed, result.causes, result.truncated]).toEqual([true, [], undefined]);
+    expect(result.warnings).toEqual(['status.extra: Forbidden: unknown field (as stored: this update does not change it, so it is not refused)']);
+    const touched = validate(changed(stored, (o) => (o.status.kubernetesVersion = 'v1.33.0')), { operation: 'UPDATE', subResource: 'status', oldObject: stored, strict: true });
+    expect(touched.causes.map((c) => [c.type, c.field])).toEqual([['FieldValueForbidden', 'status.extra']]);
+  });
+
   it('says nothing of more causes when those past the bound repeat listed ones', () => {
     // Label keys that differ only past the 256 characters a message shows give the same cause.
     const labels = Object.fromEntries(Array.from({ length: 2 * MAX_CAUSES + 1 }, (_, i) => [`${'A'.repeat(300)}${i}`, 'v']));
@@ -176,6 +228,13 @@ describe('the number of warnings a result lists', () => {
     const result = validate(changed(cluster, (o) => (o.spec.zones = ['eu-central-1a', ...zones])));
     expect(result.warnings).toHaveLength(MAX_WARNINGS);
     expect(result.warnings).not.toContain(MORE_WARNINGS);
+  });
+
+  it('lists the first ones and says there were more, past the bound but short of what is recorded', () => {
+    const result = validate(changed(cluster, (o) => (o.spec.zones = Array(MAX_WARNINGS + 501).fill('eu-central-1a'))));
+    expect(result.warnings).toHaveLength(MAX_WARNINGS + 1);
+    expect(result.warnings.at(-2)).toBe(`spec.zones[${MAX_WARNINGS}]: zone "eu-central-1a" is already listed at spec.zones[0]`);
+    expect(result.warnings.at(-1)).toBe(MORE_WARNINGS);
   });
 
   it('lists the first ones past the bound, and says there were more', () => {

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { validate } from '../src/validate.js';
 import { applyDefaults } from '../src/defaults.js';
 import { cluster } from './fixtures/cluster.js';
@@ -116,6 +116,38 @@ describe('an UPDATE that keeps a value as stored', () => {
   });
 });
 
+describe('a rule that throws', () => {
+  // runRules: on a well-formed object a throw is a bug and propagates; on one the schema pass
+  // already found malformed (or holding a bad value kept as stored), the rule tripped over it.
+  const throwing = () => vi.spyOn(rulesFor('Cluster')!, 'validate').mockImplementation(() => {
+    throw new Error('rule bug');
+  });
+
+  it('propagates on an object the schema pass finds well formed', () => {
+    const spy = throwing();
+    try {
+      expect(() => validate(cluster)).toThrow('rule bug');
+      // An unknown field is a warning, not a mistake: the object is still well formed.
+      expect(() => validate(changed(cluster, (o) => (o.spec.extra = 1)))).toThrow('rule bug');
+      expect(() => validate(changed(cluster, (o) => (o.spec.region = 'us-west-2')), { operation: 'UPDATE', oldObject: cluster })).toThrow('rule bug');
+    } finally {
+      spy.mockRestore();
+    }
+  });
+
+  it('is set aside on an object with schema causes, or with a bad value kept as stored', () => {
+    const spy = throwing();
+    try {
+      expectCauses(changed(cluster, (o) => (o.spec.syncMode = 5)), [Invalid('spec.syncMode')]);
+      const stored = changed(cluster, (o) => (o.spec.region = 5));
+      const result = expectCauses(changed(stored, (o) => (o.metadata.labels = { team: 'sre' })), [], { operation: 'UPDATE', oldObject: stored });
+      expect(result.warnings).toEqual([expect.stringMatching(/^spec\.region: Invalid value: 5: .*\(as stored: this update does not change it, so it is not refused\)$/)]);
+    } finally {
+      spy.mockRestore();
+    }
+  });
+});
+
 describe('a field written as null', () => {
   // As the API server reads it: it drops a null the schema does not allow before it validates
   // (CRDs), or decodes it as the zero value (Cluster). A YAML `zones:` with nothing after it is one.
@@ -137,6 +169,10 @@ describe('a field written as null', () => {
   it('in a required field is a missing value, and in a list an item of the wrong type', () => {
     expectCauses(changed(cluster, (o) => (o.spec.syncMode = null)), [Required('spec.syncMode')]);
     expectCauses(changed(cluster, (o) => (o.spec.zones = ['zone-a', null])), [Invalid('spec.zones[1]')]);
+    // The item is judged as written, null, not read away as a field would be.
+    expect(validate(changed(cluster, (o) => (o.spec.zones = ['zone-a', null]))).causes).toStrictEqual([
+      { type: 'FieldValueInvalid', field: 'spec.zones[1]', badValue: null, message: 'Invalid value: null: must be of type string' },
+    ]);
     expectCauses(changed(cluster, (o) => { o.spec.zones = null; o.spec.syncMode = 'Both'; }), [expect.objectContaining({ field: 'spec.syncMode' })]);
   });
 
@@ -172,6 +208,18 @@ describe('a field written as null', () => {
     const result = validate(relabelled, { operation: 'UPDATE', oldObject: stored });
     expect(result.causes).toEqual([]);
     expect(result.warnings).toEqual([expect.stringMatching(/^spec\.ports\[\d\]\.name: Duplicate value: .*\(as stored: this update does not change it, so it is not refused\)$/)]);
+  });
+
+  it('in the stored object alone is read before the status rules compare with it', () => {
+    // The stored execution recorded with a null, the write's without the field: the same execution, not a new one lacking it.
+    const stored = changed(cronDeployment, (o) => (o.status.executionHistories[0].successfulExecutions[0].appliedReplicas = null));
+    const write = changed(cronDeployment, (o) => {
+      delete o.status.executionHistories[0].successfulExecutions[0].appliedReplicas;
+      o.status.executionHistories[0].nextExecutionTime = '2026-11-24T13:00:00Z';
+    });
+    const status = { operation: 'UPDATE', subResource: 'status' } as const;
+    expect(expectCauses(write, [], { ...status, oldObject: stored }).warnings).toEqual([]);
+    expectCauses(write, [Required('status.executionHistories[0].successfulExecutions[0].appliedReplicas')], { ...status, oldObject: cronDeployment });
   });
 
   it('in several fields of one object is read in all of them', () => {

@@ -26,6 +26,9 @@ describe('Cluster', () => {
     { name: 'generateName of 50 characters with the dash, reported once', edit: (o) => { delete o.metadata.name; o.metadata.generateName = `${'m'.repeat(49)}-`; }, want: [Invalid('metadata.generateName')] },
     { name: 'generateName of 49 characters, reported once', edit: (o) => { delete o.metadata.name; o.metadata.generateName = 'm'.repeat(49); }, want: [Invalid('metadata.generateName')] },
     { name: 'a long generateName beside a name, which the API server uses instead', edit: (o) => (o.metadata.generateName = 'm'.repeat(46)), want: [] },
+    // An empty name is no name: the API server names the cluster from generateName.
+    { name: 'a generateName of 44 characters beside an empty name', edit: (o) => { o.metadata.name = ''; o.metadata.generateName = `${'m'.repeat(43)}-`; }, want: [Invalid('metadata.generateName')] },
+    { name: 'a generateName of 43 characters beside an empty name', edit: (o) => { o.metadata.name = ''; o.metadata.generateName = `${'m'.repeat(42)}-`; }, want: [] },
     { name: 'bad label key', edit: (o) => (o.metadata.labels = { 'bad key': 'x' }), want: [Invalid('metadata.labels')] },
     { name: 'bad label value', edit: (o) => (o.metadata.labels = { ok: 'not ok!' }), want: [Invalid('metadata.labels[ok]')] },
     // syncMode

@@ -256,6 +256,12 @@ describe('CronFederatedHPA', () => {
       want: [Required('status.executionHistories[1].successfulExecutions[0].appliedMinReplicas')],
     },
     {
+      // Only a one-sided rule is recorded swapped: a rule with both bounds records both.
+      name: 'a rule with both bounds recorded with only appliedMaxReplicas, equal to its targetMinReplicas, lacks appliedMinReplicas',
+      edit: (o) => (o.status.executionHistories[0].successfulExecutions[0] = { scheduleTime: '2026-11-20T08:00:00Z', executionTime: '2026-11-20T08:00:00Z', appliedMaxReplicas: 5 }),
+      want: [Required('status.executionHistories[0].successfulExecutions[0].appliedMinReplicas')],
+    },
+    {
       name: 'a forbidden targetReplicas does not also demand appliedReplicas',
       edit: (o) => (o.spec.rules[1].targetReplicas = 4),
       want: [Forbidden('spec.rules[1].targetReplicas')],
@@ -364,6 +370,22 @@ describe('CronFederatedHPA', () => {
         o.status.executionHistories[1].successfulExecutions.push({ scheduleTime: '2026-11-21T21:00:00Z', executionTime: '2026-11-21T21:00:00Z', appliedMinReplicas: 1 }),
       );
       expect(validate(statusWrite, { operation: 'UPDATE', subResource: 'status', oldObject: stored }).allowed).toBe(true);
+    });
+
+    it('judges as new an execution nested too deeply to compare with the stored ones, as a stored one is', () => {
+      let deep: unknown = 'x';
+      for (let i = 0; i < 20_000; i++) deep = [deep];
+      // Built after the copy: structuredClone cannot copy what is nested this deeply.
+      const withExecutions = (...executions: object[]) => {
+        const o = changed(cronFHPA, () => {});
+        o.status.executionHistories[1]!.successfulExecutions!.push(...(executions as any[]));
+        return o;
+      };
+      const recorded = { scheduleTime: '2026-11-21T21:00:00Z', executionTime: '2026-11-21T21:00:00Z', appliedMinReplicas: 1, note: deep };
+      const next = { scheduleTime: '2026-11-22T21:00:00Z', executionTime: '2026-11-22T21:00:00Z', note: deep };
+      const options = { operation: 'UPDATE', subResource: 'status', oldObject: withExecutions(recorded) } as const;
+      expectCauses(withExecutions(recorded, next), [Required('status.executionHistories[1].successfulExecutions[2].appliedMinReplicas')], options);
+      expectCauses(withExecutions(recorded, { ...next, appliedMinReplicas: 1 }), [], options);
     });
 
     it('requires appliedMaxReplicas on a new execution of that rule, not on the stored one', () => {

@@ -231,6 +231,11 @@ describe('ResourceInterpreterWebhookConfiguration', () => {
     const [described] = messages((o) => (o.webhooks[1].clientConfig.service.path = `/${segments}`));
     expect(described).toMatch(/: segment\[1\]: a lowercase RFC 1123 subdomain .*; segment\[15\]: a lowercase .*; 2492 more segments are not valid either$/);
     expect(described!.match(/segment\[/g)).toHaveLength(8);
+    // Eight bad segments are all described, with no count of more.
+    const eight = messages((o) => (o.webhooks[1].clientConfig.service.path = `/${Array(8).fill('Bad').join('/')}`));
+    expect(eight).toHaveLength(1);
+    expect(eight[0]).toMatch(/^webhooks\[1\]\.clientConfig\.service\.path: Invalid value: .*; segment\[7\]: a lowercase RFC 1123 subdomain [^;]*$/);
+    expect(eight[0]!.match(/segment\[/g)).toHaveLength(8);
     // Without the leading '/', the first segment is still checked from its first character.
     expect(messages((o) => (o.webhooks[1].clientConfig.service.path = 'Interpret'))[0]).toMatch(/^[^:]+: Invalid value: "Interpret": must start with a '\/'; segment\[0\]: a lowercase RFC 1123 subdomain/);
     expect(messages((o) => (o.webhooks[0].timeoutSeconds = 31))).toEqual(['webhooks[0].timeoutSeconds: Invalid value: 31: must be between 1 and 30, inclusive']);

@@ -145,6 +145,30 @@ describe('ResourceRegistry', () => {
     ]);
   });
 
+  it('does not warn of a repeat among selectors without an apiVersion or kind, which the schema reports', () => {
+    const at = 'spec.resourceSelectors';
+    const twice = (selector: object) => [selector, selector];
+    const result = expectCauses(
+      changed(registry, (o) => {
+        o.spec.resourceSelectors = [
+          ...twice({ apiVersion: '', kind: 'Pod' }),
+          ...twice({ apiVersion: 'v1', kind: '' }),
+          ...twice({ apiVersion: 1, kind: 'Pod' }),
+          ...twice({ apiVersion: 'v1', kind: 5 }),
+        ];
+      }),
+      [
+        Required(`${at}[0].apiVersion`), Required(`${at}[1].apiVersion`), Required(`${at}[2].kind`), Required(`${at}[3].kind`),
+        Invalid(`${at}[4].apiVersion`), Invalid(`${at}[5].apiVersion`), Invalid(`${at}[6].kind`), Invalid(`${at}[7].kind`),
+      ],
+    );
+    expect(result.warnings).toEqual([]);
+    // Fixed, the same selectors are repeats.
+    const fixed = validate(changed(registry, (o) => (o.spec.resourceSelectors = [...twice({ apiVersion: 'v1', kind: 'Pod' })])));
+    expect(fixed.allowed).toBe(true);
+    expect(fixed.warnings).toEqual([`${at}[1]: the selector of v1 Pod in every namespace is already listed at ${at}[0]`]);
+  });
+
   it('rejects bad status on the status subresource and ignores the spec there', () => {
     const statusWrite = changed(registry, (o) => {
       o.spec.resourceSelectors = [];

@@ -18,6 +18,8 @@ import { config } from '../fixtures/resourceinterpreterwebhookconfiguration.js';
 import { ric } from '../fixtures/resourceinterpretercustomization.js';
 import { mcs } from '../fixtures/multiclusterservice.js';
 import { remedy } from '../fixtures/remedy.js';
+import { policy } from '../fixtures/clustertaintpolicy.js';
+import { defaultResourceModels } from '../../rules/cluster.js';
 import { changed, Duplicate, expectCauses, Forbidden, Invalid, NotSupported, Required } from '../helpers.js';
 
 describe('UPDATE of an object stored with a mistake', () => {
@@ -126,6 +128,51 @@ describe('UPDATE that leaves every field but metadata and status as stored', () 
     const result = validate(changed(storedWithout, labelled), { operation: 'UPDATE', oldObject: storedWithout });
     expect(result.causes).toEqual([]);
     expect(result.warnings).toEqual(['spec.syncMode: Required value (as stored: this update does not change it, so it is not refused)']);
+  });
+});
+
+describe('what counts as a section left as stored', () => {
+  const labelled = (o: any) => (o.metadata.labels = { ...o.metadata.labels, owner: 'platform' });
+
+  it('never metadata: a bad label the write leaves as it was is still refused', () => {
+    const stored = changed(work, (o) => (o.metadata.labels = { 'bad key!': 'x' }));
+    expectCauses(changed(stored, (o) => (o.spec.suspendDispatching = true)), [Invalid('metadata.labels')], { operation: 'UPDATE', oldObject: stored });
+    expectCauses(changed(stored, (o) => (o.metadata.labels = { good: 'x' })), [], { operation: 'UPDATE', oldObject: stored });
+  });
+
+  it('never a section the stored object lacks too', () => {
+    const stored = changed(cluster, (o) => delete o.spec);
+    expectCauses(changed(stored, labelled), [Required('spec')], { operation: 'UPDATE', oldObject: stored });
+    expectCauses(changed(cluster, labelled), [], { operation: 'UPDATE', oldObject: stored });
+  });
+
+  it('a section that differs only by the defaults an UPDATE fills in and by nulls the API server drops', () => {
+    const stored = changed(cronFHPA, (o) => delete o.spec.rules[0].name);
+    const defaulted = applyDefaults(changed(stored, labelled), { operation: 'UPDATE' }).object as any;
+    // A null in a field the schema does not know: pruned by the API server, and not read away by the schema pass.
+    defaulted.spec.rules[2].note = null;
+    const result = validate(defaulted, { operation: 'UPDATE', oldObject: stored });
+    expect(result.causes).toEqual([]);
+    expect(result.warnings).toContain('spec.rules[0].name: Required value (as stored: this update does not change it, so it is not refused)');
+    expectCauses(changed(defaulted, (o) => (o.spec.rules[2].note = 'x')), [Required('spec.rules[0].name')], { operation: 'UPDATE', oldObject: stored });
+  });
+
+  it('not a section that gains the defaults only a CREATE fills in (a Cluster\'s resource models)', () => {
+    const stored = changed(cluster, (o) => {
+      delete o.spec.resourceModels;
+      o.spec.zone = 'eu-central-1a';
+    });
+    expectCauses(stored, [Forbidden('spec.zone')]);
+    expectCauses(changed(stored, labelled), [], { operation: 'UPDATE', oldObject: stored });
+    expectCauses(changed(stored, (o) => (o.spec.resourceModels = defaultResourceModels())), [Forbidden('spec.zone')], { operation: 'UPDATE', oldObject: stored });
+  });
+
+  it('turns one mistake reported twice into one warning', () => {
+    // Two keys that differ only past the 256 characters a value shows give the same cause.
+    const stored = changed(policy, (o) => (o.spec.targetClusters.labelSelector.matchLabels = { [`${'A'.repeat(300)}1`]: 'v', [`${'A'.repeat(300)}2`]: 'v' }));
+    expectCauses(stored, [Invalid('spec.targetClusters.labelSelector.matchLabels')]);
+    const result = expectCauses(changed(stored, labelled), [], { operation: 'UPDATE', oldObject: stored });
+    expect(result.warnings).toEqual([expect.stringMatching(/^spec\.targetClusters\.labelSelector\.matchLabels: Invalid value: "A{256}"\.\.\.: .*\(as stored: this update does not change it, so it is not refused\)$/)]);
   });
 });
 
