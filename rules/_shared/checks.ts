@@ -114,15 +114,15 @@ export function tupleKey(...parts: readonly string[]): string {
 
 /**
  * A flat record as comparable text, independent of key order (anything else as its JSON).
- * Undefined for a value nested too deeply to write out (JSON.stringify recurses): such a value
- * matches nothing, so it is judged as new. The schema keeps it out of storage anyway.
+ * Undefined for a value JSON cannot write out: nested too deeply (JSON.stringify recurses), or,
+ * from a library caller, holding a BigInt or itself. Such a value matches nothing, so it is
+ * judged as new; the schema keeps it out of storage anyway.
  */
 export function fingerprint(value: unknown): string | undefined {
   try {
     return JSON.stringify(isRecord(value) ? Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)) : value);
-  } catch (err) {
-    if (err instanceof RangeError) return undefined;
-    throw err;
+  } catch {
+    return undefined;
   }
 }
 

@@ -239,6 +239,21 @@ describe('UPDATE of values of any depth, or that are not JSON', () => {
     expect(result.warnings).toEqual([expect.stringMatching(/^spec\.actions\[1\]: Invalid value: .*\(as stored/)]);
   });
 
+  it.each([
+    ['a BigInt', (execution: Record<string, unknown>) => (execution.note = 10n)],
+    ['itself', (execution: Record<string, unknown>) => (execution.note = execution)],
+  ])('compares a new CronFederatedHPA execution that holds %s in a field it does not know as new, without throwing', (_name, spoil) => {
+    const stored = structuredClone(cronFHPA);
+    const write = structuredClone(cronFHPA) as any;
+    const execution = { scheduleTime: '2026-11-21T21:00:00Z', executionTime: '2026-11-21T21:00:00Z' };
+    spoil(execution);
+    write.status.executionHistories[1].successfulExecutions.push(execution);
+    const options = { operation: 'UPDATE', subResource: 'status', oldObject: stored } as const;
+    expectCauses(write, [Required('status.executionHistories[1].successfulExecutions[1].appliedMinReplicas')], options);
+    (execution as Record<string, unknown>).appliedMinReplicas = 1;
+    expect(expectCauses(write, [], options).warnings).toEqual(['unknown field "status.executionHistories[1].successfulExecutions[1].note"']);
+  });
+
   it('judges a changed section whose stored version cannot be copied to fill in defaults', () => {
     const stored = changed(cronFHPA, (o) => delete o.spec.rules[0].name);
     (stored.spec as Record<string, unknown>).hook = () => 1;
