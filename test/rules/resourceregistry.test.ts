@@ -145,6 +145,14 @@ describe('ResourceRegistry', () => {
     ]);
   });
 
+  it('does not warn of a repeated empty address, which is refused as missing', () => {
+    const result = expectCauses(
+      changed(registry, (o) => (o.spec.backendStore.openSearch.addresses = ['', ''])),
+      [Required('spec.backendStore.openSearch.addresses[0]'), Required('spec.backendStore.openSearch.addresses[1]')],
+    );
+    expect(result.warnings).toEqual([]);
+  });
+
   it('does not warn of a repeat among selectors without an apiVersion or kind, which the schema reports', () => {
     const at = 'spec.resourceSelectors';
     const twice = (selector: object) => [selector, selector];
