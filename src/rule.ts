@@ -66,6 +66,8 @@ export interface RuleContext {
   leftAsStored?: (section: string) => boolean;
   /** Set when warnings were found past what a result can list (see addWarning). */
   warningsDropped?: boolean;
+  /** The recorded warnings, made once the bound is reached to tell a repeat from a new one. */
+  recordedWarnings?: Set<string>;
 }
 
 /** The most causes a result lists; an object with more is refused all the same, and the result says so. */
@@ -103,9 +105,10 @@ function noteDropped(ctx: RuleContext, cause: Cause): void {
   if (!recorded.has(causeKey(cause))) (ctx.droppedFrom ??= new Set()).add(section);
 }
 
+/** A warning past the bound is noted as dropped unless it repeats a recorded one (listedWarnings drops repeats). */
 export function addWarning(ctx: RuleContext, warning: string): void {
   if (ctx.warnings.length < WARNINGS_RECORDED) ctx.warnings.push(warning);
-  else ctx.warningsDropped = true;
+  else if (!ctx.warningsDropped && !(ctx.recordedWarnings ??= new Set(ctx.warnings)).has(warning)) ctx.warningsDropped = true;
 }
 
 /** The stored object an UPDATE replaces (the status subresource's included); undefined for any other operation. */

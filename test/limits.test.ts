@@ -10,6 +10,7 @@ import { cluster } from './fixtures/cluster.js';
 import { remedy } from './fixtures/remedy.js';
 import { cronDeployment } from './fixtures/cronfederatedhpa.js';
 import { config } from './fixtures/resourceinterpreterwebhookconfiguration.js';
+import { policy } from './fixtures/clustertaintpolicy.js';
 import { changed } from './helpers.js';
 import { applyDefaults } from '../src/defaults.js';
 import { parseManifests } from '../src/manifests.js';
@@ -228,6 +229,16 @@ describe('the number of warnings a result lists', () => {
     const result = validate(changed(cluster, (o) => (o.spec.zones = ['eu-central-1a', ...zones])));
     expect(result.warnings).toHaveLength(MAX_WARNINGS);
     expect(result.warnings).not.toContain(MORE_WARNINGS);
+  });
+
+  it('says nothing of more warnings when those past the bound repeat listed ones', () => {
+    // Label keys that differ only past the 256 characters a message shows give the same cause,
+    // each a warning when the update leaves the selector as stored.
+    const matchLabels = Object.fromEntries(Array.from({ length: 2 * MAX_WARNINGS + 1 }, (_, i) => [`${'A'.repeat(300)}${i}`, 'v']));
+    const stored = changed(policy, (o) => (o.spec.targetClusters.labelSelector.matchLabels = matchLabels));
+    const result = validate(changed(stored, (o) => (o.metadata.labels = { touched: 'yes' })), { operation: 'UPDATE', oldObject: stored });
+    expect(result.allowed).toBe(true);
+    expect(result.warnings).toEqual([expect.stringMatching(/^spec\.targetClusters\.labelSelector\.matchLabels: Invalid value: "A{256}"\.\.\.: .*\(as stored/)]);
   });
 
   it('lists the first ones and says there were more, past the bound but short of what is recorded', () => {
