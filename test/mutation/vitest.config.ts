@@ -15,7 +15,7 @@ export default defineConfig({
       'test/{field,causes-order,registry,validate,defaults,limits}.test.ts',
     ],
     setupFiles: ['test/mutation/no-memo.ts'],
-    // Tests that count what a memo saves skip themselves (see no-memo.ts).
+    // Read by tests that count what a memo saves (test/checks/cron.test.ts): they skip themselves.
     env: { FLEETGATE_MEMO_OFF: '1' },
     // The bounds in limits.test.ts validate objects of thousands of mistakes, slower uncached.
     testTimeout: 30_000,
