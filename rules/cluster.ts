@@ -128,7 +128,7 @@ function validate(cluster: Cluster, ctx: RuleContext): void {
     addWarning(ctx, 'spec.zone is deprecated and never used; use spec.zones');
     if (list(spec.zones).length > 0) add(ctx, forbidden(child(path, 'zone'), 'may not be set together with spec.zones; zone is deprecated, use zones only'));
   }
-  warnRepeats(ctx, list(spec.zones), child(path, 'zones'), (zone) => (isString(zone) && zone !== '' ? zone : undefined), (zone) => `zone ${JSON.stringify(zone)}`);
+  warnRepeats(ctx, list(spec.zones), child(path, 'zones'), (zone) => (isString(zone) ? zone : undefined), (zone) => `zone ${JSON.stringify(zone)}`);
   checkTaintsUnique(ctx, spec.taints, child(path, 'taints'));
   checkResourceModels(ctx, spec.resourceModels, child(path, 'resourceModels'));
 }

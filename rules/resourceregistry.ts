@@ -92,7 +92,7 @@ function checkBackendStore(ctx: RuleContext, backendStore: unknown, path: string
       const problem = addressError(a);
       if (problem) add(ctx, invalid(index(addressesPath, i), a, problem));
     });
-    warnRepeats(ctx, addresses, addressesPath, (a) => (isString(a) && a !== '' ? a : undefined), (a) => `address ${JSON.stringify(a)}`);
+    warnRepeats(ctx, addresses, addressesPath, (a) => (isString(a) ? a : undefined), (a) => `address ${JSON.stringify(a)}`);
   }
 }
 

@@ -40,23 +40,23 @@ export const addUnlessStored = (ctx: RuleContext, cause: Cause, value: unknown, 
  * element by element; other keys by their JSON.
  */
 export function checkUnique<T>(ctx: RuleContext, items: readonly T[], keyOf: (item: T) => unknown, report: (item: T, i: number) => Cause): void {
-  forEachRepeat(items, keyOf, (item, i) => addCause(ctx, report(item, i)), true);
+  forEachRepeat(items, keyOf, (item, i) => addCause(ctx, report(item, i)));
 }
 
 /**
  * Warns of each item whose key was listed before, naming where: for lists where a repeat
- * changes nothing and neither the spec nor Karmada forbids one. Items without a key are skipped.
+ * changes nothing and neither the spec nor Karmada forbids one. Items without a key (undefined
+ * or '') are skipped: those are the schema's or a rule's to report.
  */
 export function warnRepeats<T>(ctx: RuleContext, items: readonly T[], path: string, keyOf: (item: T) => string | undefined, describe: (item: T) => string): void {
-  forEachRepeat(items, keyOf, (item, i, first) => addWarning(ctx, `${index(path, i)}: ${describe(item)} is already listed at ${index(path, first)}`), false);
+  forEachRepeat(items, keyOf, (item, i, first) => addWarning(ctx, `${index(path, i)}: ${describe(item)} is already listed at ${index(path, first)}`));
 }
 
 /**
  * Calls `onRepeat` for each item whose key was already seen, with the index of the item that
- * had it first. An undefined key is no key, nor, with `emptyIsNone`, null or ''. Keys compare as
- * checkUnique says.
+ * had it first. Undefined, null and '' are no key. Keys compare as checkUnique says.
  */
-function forEachRepeat<T>(items: readonly T[], keyOf: (item: T) => unknown, onRepeat: (item: T, i: number, first: number) => void, emptyIsNone: boolean): void {
+function forEachRepeat<T>(items: readonly T[], keyOf: (item: T) => unknown, onRepeat: (item: T, i: number, first: number) => void): void {
   if (items.length < 2) return;
   // Most lists are short: comparing with the earlier keys is cheaper than building a Map.
   const firstOf = items.length <= SHORT_LIST ? undefined : new Map<unknown, number>();
@@ -66,7 +66,7 @@ function forEachRepeat<T>(items: readonly T[], keyOf: (item: T) => unknown, onRe
   let byJson: Map<string, object> | undefined;
   for (let i = 0; i < items.length; i++) {
     let k = keyOf(items[i]!);
-    if (k === undefined || (emptyIsNone && (k === null || k === ''))) continue;
+    if (k === undefined || k === null || k === '') continue;
     if (!firstOf && isStringList(k)) {
       // A short list's compound keys compare in place: no JSON text per item.
       const at = earlier.findIndex((e) => isStringList(e) && sameStrings(e, k as readonly string[]));
