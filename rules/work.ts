@@ -1,7 +1,7 @@
 /** Work (work.<domain>/v1alpha1, namespaced): manifests to deploy on one member cluster, with per-manifest status. */
 import { Arr, Bool, Condition, INT32_MAX, Int32, Obj, Opt, RawObject, RawValue, ReqStr, ResourceHealth, Str, envelope, type Static } from './_shared/schema.js';
 import { add, checkConditions, child, fingerprint, fingerprints, index, type Fingerprints, isInt, isRecord, isString, judgedSpec, list, record, tupleKey } from './_shared/checks.js';
-import { duplicate, invalid, required } from '../src/field.js';
+import { duplicate, invalid, required, type Cause } from '../src/field.js';
 import { storedObject, type DefaultContext, type KindRules, type RuleContext } from '../src/rule.js';
 import { defaultPermanentId } from './_shared/permanent-id.js';
 import { KIND_MISSING, WORK_PERMANENT_ID_LABEL, checkMutable, checkPrunedFields, mutateManifest } from './_shared/work-manifests.js';
@@ -88,9 +88,10 @@ function incompleteManifestKey(ctx: RuleContext, manifest: Record<string, unknow
 
 function validate(work: Work, ctx: RuleContext): void {
   const seen = new Set<string>();
+  const report = (cause: Cause) => add(ctx, cause);
   list(record(record(work.spec).workload).manifests).forEach((manifest, k) => {
     // What the mutating webhook refuses to prune is no manifest a member cluster applies either.
-    if (isRecord(manifest)) checkPrunedFields(manifest, index(MANIFESTS, k), (cause) => add(ctx, cause));
+    if (isRecord(manifest)) checkPrunedFields(manifest, k, report);
     const id = manifestKey(ctx, manifest, k);
     if (id === undefined) return;
     if (!seen.has(id)) {
@@ -154,7 +155,7 @@ function defaults(work: Work, ctx: DefaultContext): void {
   if (!Array.isArray(manifests)) return;
   let mutable = true;
   manifests.forEach((manifest, k) => {
-    if (!checkMutable(manifest, index(MANIFESTS, k), ctx.refuse)) mutable = false;
+    if (!checkMutable(manifest, k, ctx.refuse)) mutable = false;
   });
   if (!mutable) return;
   manifests.forEach((manifest, k) => mutateManifest(manifest as Record<string, unknown>, ['spec', 'workload', 'manifests', k], id, ctx));

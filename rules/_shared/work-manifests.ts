@@ -47,7 +47,8 @@ export const KIND_MISSING = "Object 'Kind' is missing: the member cluster cannot
  * Karmada answers such a Work with an internal error (500) naming neither the manifest nor the
  * field; these causes name both.
  */
-export function checkMutable(manifest: unknown, path: string, report: Report): boolean {
+export function checkMutable(manifest: unknown, k: number, report: Report): boolean {
+  const path = manifestPath(k);
   if (!isRecord(manifest)) {
     report(invalid(path, manifest ?? null, 'must be of type object: a manifest is a Kubernetes object, with apiVersion, kind and metadata'));
     return false;
@@ -61,7 +62,7 @@ export function checkMutable(manifest: unknown, path: string, report: Report): b
   if (kind === undefined || kind === null || kind === '') fail(required(child(path, 'kind'), KIND_MISSING));
   else if (typeof kind !== 'string') fail(invalid(child(path, 'kind'), kind, 'must be a string'));
   if (manifest.metadata !== undefined && !isRecord(manifest.metadata)) fail(invalid(child(path, 'metadata'), manifest.metadata, 'must be an object'));
-  checkPrunedFields(manifest, path, fail);
+  checkPrunedFields(manifest, k, fail);
   return mutable;
 }
 
@@ -73,24 +74,37 @@ export function checkMutable(manifest: unknown, path: string, report: Report): b
  * reports them too). A missing or null value is read as absent, where Karmada fails on some of
  * those (a ServiceAccount secret without a name, `matchLabels: null`) that a member cluster accepts.
  */
-export function checkPrunedFields(manifest: Record<string, unknown>, path: string, report: Report): void {
+export function checkPrunedFields(manifest: Record<string, unknown>, k: number, report: Report): void {
+  // validate() runs this on every manifest of every Work: paths are made only for a mistake.
   const metadata = manifest.metadata;
   if (isRecord(metadata)) {
-    const metadataPath = child(path, 'metadata');
-    checkStringMap(metadata.labels, child(metadataPath, 'labels'), report);
-    checkStringMap(metadata.annotations, child(metadataPath, 'annotations'), report);
+    if (!isStringMap(metadata.labels)) checkStringMap(metadata.labels, child(child(manifestPath(k), 'metadata'), 'labels'), report);
+    if (!isStringMap(metadata.annotations)) checkStringMap(metadata.annotations, child(child(manifestPath(k), 'metadata'), 'annotations'), report);
   }
-  if (manifest.kind === 'Job') checkJob(manifest.spec, child(path, 'spec'), report);
+  if (manifest.kind === 'Job') checkJob(manifest.spec, child(manifestPath(k), 'spec'), report);
   else if (manifest.kind === 'ServiceAccount' && Array.isArray(manifest.secrets)) {
     manifest.secrets.forEach((secret, i) => {
-      const secretPath = index(child(path, 'secrets'), i);
-      if (!isRecord(secret)) report(invalid(secretPath, secret ?? null, 'must be an object'));
-      else if (secret.name != null && typeof secret.name !== 'string') report(invalid(child(secretPath, 'name'), secret.name, 'must be a string'));
+      const secretPath = () => index(child(manifestPath(k), 'secrets'), i);
+      if (!isRecord(secret)) report(invalid(secretPath(), secret ?? null, 'must be an object'));
+      else if (secret.name != null && typeof secret.name !== 'string') report(invalid(child(secretPath(), 'name'), secret.name, 'must be a string'));
     });
   }
 }
 
-/** An object whose values are strings (or null, which Go reads as ""), or null or absent. */
+const manifestPath = (k: number): string => index('spec.workload.manifests', k);
+
+/** Whether a value is absent, null, or an object whose values are strings (or null, which Go reads as ""). */
+function isStringMap(value: unknown): boolean {
+  if (value == null) return true;
+  if (!isRecord(value)) return false;
+  for (const name in value) {
+    const v = value[name];
+    if (v != null && typeof v !== 'string') return false;
+  }
+  return true;
+}
+
+/** Each way a value is not a string map (see isStringMap). */
 function checkStringMap(value: unknown, path: string, report: Report): void {
   if (value == null) return;
   if (!isRecord(value)) {
