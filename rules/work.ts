@@ -1,7 +1,7 @@
 /** Work (work.<domain>/v1alpha1, namespaced): manifests to deploy on one member cluster, with per-manifest status. */
 import { Arr, Bool, Condition, INT32_MAX, Int32, Obj, Opt, RawObject, RawValue, ReqStr, ResourceHealth, Str, envelope, type Static } from './_shared/schema.js';
 import { add, checkConditions, child, fingerprint, fingerprints, index, type Fingerprints, isInt, isRecord, isString, judgedSpec, list, record, tupleKey } from './_shared/checks.js';
-import { duplicate, invalid, required, type Cause } from '../src/field.js';
+import { duplicate, invalid, required, tooMany, type Cause } from '../src/field.js';
 import { storedObject, type DefaultContext, type KindRules, type RuleContext } from '../src/rule.js';
 import { defaultPermanentId } from './_shared/permanent-id.js';
 import { KIND_MISSING, WORK_PERMANENT_ID_LABEL, checkMutable, checkPrunedFields, mutateManifest } from './_shared/work-manifests.js';
@@ -41,6 +41,17 @@ export const schema = Obj({ ...envelope, spec: WorkSpec, status: Opt(WorkStatus)
 export type Work = Static<typeof schema>;
 
 const MANIFESTS = 'spec.workload.manifests';
+
+/**
+ * The most manifests a Work is mutated with: the patch for a 6 MiB request of half a million tiny
+ * manifests would be a quarter of a gigabyte, and take many seconds to make (Karmada makes it).
+ */
+export const MAX_MUTATED_MANIFESTS = 10_000;
+
+function tooManyManifests(count: number): Cause {
+  const cause = tooMany(MANIFESTS, count, MAX_MUTATED_MANIFESTS);
+  return { ...cause, message: `${cause.message}: each manifest gains Karmada's id label and records (some 300 bytes), so a Work of more cannot be stored (etcd keeps objects up to 1.5 MiB by default)` };
+}
 
 /** Missing, null or empty: not given, as Go decodes a manifest's string fields. */
 const unset = (value: unknown): boolean => value === undefined || value === null || value === '';
@@ -89,7 +100,9 @@ function incompleteManifestKey(ctx: RuleContext, manifest: Record<string, unknow
 function validate(work: Work, ctx: RuleContext): void {
   const seen = new Set<string>();
   const report = (cause: Cause) => add(ctx, cause);
-  list(record(record(work.spec).workload).manifests).forEach((manifest, k) => {
+  const manifests = list(record(record(work.spec).workload).manifests);
+  if (manifests.length > MAX_MUTATED_MANIFESTS) add(ctx, tooManyManifests(manifests.length));
+  manifests.forEach((manifest, k) => {
     // What the mutating webhook refuses to prune is no manifest a member cluster applies either.
     if (isRecord(manifest)) checkPrunedFields(manifest, k, report);
     const id = manifestKey(ctx, manifest, k);
@@ -153,6 +166,10 @@ function defaults(work: Work, ctx: DefaultContext): void {
   const manifests = record(record(work.spec).workload).manifests;
   // No list (or none at all) is validation's to report; there is nothing to prune.
   if (!Array.isArray(manifests)) return;
+  if (manifests.length > MAX_MUTATED_MANIFESTS) {
+    ctx.refuse(tooManyManifests(manifests.length));
+    return;
+  }
   let mutable = true;
   manifests.forEach((manifest, k) => {
     if (!checkMutable(manifest, k, ctx.refuse)) mutable = false;

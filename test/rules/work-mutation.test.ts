@@ -379,6 +379,19 @@ describe('a manifest the mutation cannot read', () => {
     expect(answer.response.status.details.causes.map((c: Obj) => c.field)).toEqual([M(0), M(1, '.kind')]);
   });
 
+  it('refuses more than 10,000 manifests, which cannot be stored once labelled, without reading them; validate() says so too', () => {
+    const tiny = (n: number) => workOf(...Array.from({ length: n }, (_, i) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `c${i}` } })));
+    expect(applyDefaults(tiny(10_000)).patch).toHaveLength(20_000);
+    const many = tiny(10_001);
+    many.spec.workload.manifests.push('not even an object');
+    expect(refusal(many)).toEqual([{ type: 'FieldValueTooMany', field: 'spec.workload.manifests' }]);
+    expect(applyDefaults(many).causes![0]!.message).toBe(
+      "Too many: 10002: must have at most 10000 items: each manifest gains Karmada's id label and records (some 300 bytes), so a Work of more cannot be stored (etcd keeps objects up to 1.5 MiB by default)",
+    );
+    expect(validate(tiny(10_001)).causes.map((c) => c.type)).toEqual(['FieldValueTooMany']);
+    expect(validate(tiny(10_000)).causes.map((c) => c.type)).not.toContain('FieldValueTooMany');
+  });
+
   it('lists at most 1,000 causes, and says there were more', () => {
     const many = workOf(...Array.from({ length: 1500 }, () => 1));
     const result = applyDefaults(many);
