@@ -11,6 +11,7 @@ import { pino } from 'pino';
 import { applyPatch, type Operation } from 'rfc6902';
 import { createCA } from '../../certs/tinyca.js';
 import { serve, type RunningServer } from '../../src/server/serve.js';
+import { validate } from '../../src/validate.js';
 import { servingCertDir } from './cert-dir.js';
 
 type Obj = Record<string, any>;
@@ -229,12 +230,14 @@ describe('/mutate-clusterresourcebinding and /mutate-multiclusterservice', () =>
     expect(patch).toEqual([{ op: 'add', path: '/metadata/labels', value: { 'clusterresourcebinding.karmada.io/permanent-id': id } }]);
   });
 
-  it('label a MultiClusterService on CREATE and UPDATE, without the `spec.range: {}` Go adds (fleetgate would warn on it)', async () => {
+  it('label a MultiClusterService on CREATE and UPDATE, without the `spec.range: {}` Go adds (which would get it refused)', async () => {
     for (const operation of ['CREATE', 'UPDATE']) {
       const { patched } = await mutate('/mutate-multiclusterservice', mcs, { operation, oldObject: mcs });
       const id = patched.metadata.labels['multiclusterservice.karmada.io/permanent-id'];
       expect(id).toMatch(UUID_V4);
       expect(patched).toEqual({ ...mcs, metadata: { ...mcs.metadata, labels: { app: 'web', 'multiclusterservice.karmada.io/permanent-id': id } } });
+      expect(validate(patched).allowed).toBe(true);
+      expect(validate({ ...patched, spec: { ...patched.spec, range: {} } }).causes.map((c) => c.field)).toEqual(['spec.range']);
     }
   });
 });
