@@ -155,7 +155,8 @@ function decide(decoded: Decoded, options: ReviewOptions): MaybePromise<Omit<Adm
 
   const name = () => (isRecord(object.metadata) && typeof object.metadata.name === 'string' ? object.metadata.name : typeof request.name === 'string' ? request.name : '');
   if (options.mode === 'mutate') {
-    const { patch, causes, truncated } = mutation(object, { operation, subResource, now: options.now, uuid: options.uuid });
+    // The patch applies to the object the API server holds, not to the one with the request's namespace filled in.
+    const { patch, causes, truncated } = mutation(request.object, { operation, subResource, now: options.now, uuid: options.uuid });
     if (causes) return invalid(rules.kind, apiGroup(rules, options.groupDomain ?? DEFAULT_GROUP_DOMAIN), name(), causes, truncated);
     return patch.length ? patched(patch) : allowed();
   }

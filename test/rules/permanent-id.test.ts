@@ -110,6 +110,14 @@ describe('the mutate webhook paths', () => {
   });
 });
 
+describe('the patch', () => {
+  it("applies to the object the API server holds, even one without the namespace the request names", () => {
+    const bare = { apiVersion: 'networking.karmada.io/v1alpha1', kind: 'MultiClusterService', spec: { types: ['CrossCluster'] } };
+    const answer = review(reviewOf(bare, { namespace: 'shop' }), { mode: 'mutate', uuid: () => ID });
+    expect(patchOf(answer)).toEqual([{ op: 'add', path: '/metadata', value: { labels: { [KINDS[1].label]: ID } } }]);
+  });
+});
+
 function reviewOf(object: any, extra: Record<string, unknown> = {}) {
   return { apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request: { uid: 'u', operation: 'CREATE', namespace: object.metadata?.namespace, object, ...extra } };
 }
