@@ -99,7 +99,7 @@ function isStringMap(value: unknown): boolean {
   if (!isRecord(value)) return false;
   for (const name in value) {
     const v = value[name];
-    if (v != null && typeof v !== 'string') return false;
+    if (typeof v !== 'string' && v != null) return false;
   }
   return true;
 }
