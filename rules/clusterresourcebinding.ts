@@ -9,7 +9,8 @@ import {
 } from './_shared/schema.js';
 import { add, checkClusterAffinity, checkConditions, checkUnique, child, index, isString, list, record } from './_shared/checks.js';
 import { duplicate, invalid } from '../src/field.js';
-import type { KindRules, RuleContext } from '../src/rule.js';
+import type { DefaultContext, KindRules, RuleContext } from '../src/rule.js';
+import { defaultPermanentId } from './_shared/permanent-id.js';
 
 
 const ObjectReference = Obj({
@@ -215,6 +216,14 @@ function validateStatus(binding: ClusterResourceBinding, ctx: RuleContext): void
   );
 }
 
+/** Karmada's controllers label the Works of a binding with this id, and find them by it. */
+export const PERMANENT_ID_LABEL = 'clusterresourcebinding.karmada.io/permanent-id';
+
+/** Only the id: the CRD's schema defaults (conflictResolution and the like) are the API server's to write. */
+function defaults(binding: ClusterResourceBinding, ctx: DefaultContext): void {
+  defaultPermanentId(binding, PERMANENT_ID_LABEL, ctx);
+}
+
 export const rules: KindRules<ClusterResourceBinding> = {
   kind: 'ClusterResourceBinding',
   group: 'work',
@@ -225,4 +234,9 @@ export const rules: KindRules<ClusterResourceBinding> = {
   schema,
   validate,
   validateStatus,
+  defaults,
+  // Karmada's webhook configuration registers this mutation for CREATE only: an UPDATE may remove
+  // or change the label, and it stays so.
+  defaultOperations: ['CREATE'],
+  permanentIdLabel: PERMANENT_ID_LABEL,
 };

@@ -2,7 +2,7 @@
  * The registry: the single list of kinds that the library, the webhook's routes,
  * the CLI and the Helm chart all derive from.
  */
-import type { KindRules } from '../src/rule.js';
+import { DEFAULT_OPERATIONS, type DefaultOperation, type KindRules } from '../src/rule.js';
 import { rules as resourceInterpreterWebhookConfiguration } from './resourceinterpreterwebhookconfiguration.js';
 import { rules as resourceInterpreterCustomization } from './resourceinterpretercustomization.js';
 import { rules as multiClusterIngress } from './multiclusteringress.js';
@@ -42,6 +42,8 @@ const uniform = (r: KindRules): { [K in keyof Required<KindRules>]: KindRules[K]
   lookupFunction: r.lookupFunction,
   lookupsApply: r.lookupsApply,
   defaults: r.defaults,
+  defaultOperations: r.defaultOperations,
+  permanentIdLabel: r.permanentIdLabel,
 });
 
 /** The rule modules of all 13 kinds, in the spec's order. */
@@ -92,6 +94,8 @@ export interface KindInfo {
   statusSubresource: boolean;
   /** Whether the kind has defaults to apply (a mutating webhook changes something). */
   mutating: boolean;
+  /** The operations its mutating webhook entry registers; empty when it has none. */
+  mutatingOperations: DefaultOperation[];
   webhookPaths: { validate: string; mutate: string };
 }
 
@@ -106,6 +110,7 @@ export function kindsFor(groupDomain = DEFAULT_GROUP_DOMAIN): KindInfo[] {
     scope: r.scope,
     statusSubresource: r.statusSubresource,
     mutating: typeof r.defaults === 'function',
+    mutatingOperations: typeof r.defaults === 'function' ? [...(r.defaultOperations ?? DEFAULT_OPERATIONS)] : [],
     webhookPaths: { validate: `/validate-${r.kind.toLowerCase()}`, mutate: `/mutate-${r.kind.toLowerCase()}` },
   }));
 }

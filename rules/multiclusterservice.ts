@@ -7,7 +7,8 @@ import { add, addWarning, checkConditions, checkUnique, child, index, isRecord, 
 import { duplicate, forbidden, invalid, renderValue } from '../src/field.js';
 import { sameJson } from '../src/json-equal.js';
 import { dns1035Label, dns1123Label } from '../src/checks/names.js';
-import type { KindRules, RuleContext } from '../src/rule.js';
+import type { DefaultContext, KindRules, RuleContext } from '../src/rule.js';
+import { defaultPermanentId } from './_shared/permanent-id.js';
 
 /** The spec names only CrossCluster; Karmada also serves LoadBalancer. */
 export const EXPOSURE_TYPES = ['CrossCluster', 'LoadBalancer'] as const;
@@ -104,6 +105,13 @@ function validateUpdate(mcs: MultiClusterService, old: MultiClusterService, ctx:
   }
 }
 
+/** Karmada's controllers label what they derive from the service (its Works, Service and binding) with this id, and find them by it. */
+export const PERMANENT_ID_LABEL = 'multiclusterservice.karmada.io/permanent-id';
+
+function defaults(mcs: MultiClusterService, ctx: DefaultContext): void {
+  defaultPermanentId(mcs, PERMANENT_ID_LABEL, ctx);
+}
+
 export const rules: KindRules<MultiClusterService> = {
   kind: 'MultiClusterService',
   group: 'networking',
@@ -116,4 +124,6 @@ export const rules: KindRules<MultiClusterService> = {
   validate,
   validateStatus,
   validateUpdate,
+  defaults,
+  permanentIdLabel: PERMANENT_ID_LABEL,
 };

@@ -7,6 +7,7 @@ export interface KindInfoLike {
   scope: string;
   statusSubresource: boolean;
   mutating: boolean;
+  mutatingOperations: readonly string[];
   webhookPaths: { validate: string; mutate: string };
 }
 export interface RenderOptions {

@@ -47,6 +47,7 @@ export function kindsYaml(kinds, domain) {
       `    scope: ${k.scope}`,
       `    statusSubresource: ${k.statusSubresource}`,
       `    mutating: ${k.mutating}`,
+      `    mutatingOperations: [${k.mutatingOperations.join(', ')}]`,
       `    paths:`,
       `      validate: ${k.webhookPaths.validate}`,
       `      mutate: ${k.webhookPaths.mutate}`,

@@ -1,56 +1,92 @@
 /**
- * applyDefaults(): the defaults the spec states, as the RFC 6902 JSON Patch that adds
- * them, together with the object it yields. The rule modules state each default at its
- * path, for a field that is missing or null (the API server drops a null the schema does not
- * allow before it defaults, so the two are one); rfc6902 applies the patch to a copy. The admission review needs only the patch
- * (defaultsPatch), so it neither copies nor diffs the object.
+ * applyDefaults(): what fleetgate's mutating webhook writes into an object (the spec's defaults,
+ * and Karmada's permanent-id labels and Work manifest pruning), as the RFC 6902 JSON Patch that
+ * writes it, together with the object it yields. The rule modules state each change at its path,
+ * a default for a field that is missing or null (the API server drops a null the schema does not
+ * allow before it defaults, so the two are one); rfc6902 applies the patch to a copy. The
+ * admission review needs only the patch (mutation), so it neither copies nor diffs the object.
+ *
+ * Deterministic but for one input: the UUID a permanent-id label gets, from `options.uuid`
+ * (default crypto.randomUUID).
  */
+import { randomUUID } from 'node:crypto';
 import { applyPatch, type Operation as PatchOperation } from 'rfc6902';
 import { escapeToken } from 'rfc6902/pointer.js';
 import { rulesFor } from '../rules/index.js';
-import type { Operation } from './rule.js';
+import { DEFAULT_OPERATIONS, MAX_CAUSES, type DefaultOperation, type Operation } from './rule.js';
+import type { Cause } from './field.js';
 import { copyJson } from './json-copy.js';
 
 export interface DefaultOptions {
-  /** Defaults that apply only on creation (Cluster resource models) are skipped on UPDATE. */
+  /** Defaults that apply only on creation (Cluster resource models, a ClusterResourceBinding's id) are skipped on UPDATE. */
   operation?: Operation;
   /** A write to a subresource (`status`) gets no defaults: they are for the object itself. */
   subResource?: string;
   /** The time written into defaulted timestamps; default now. */
   now?: Date;
+  /** The UUIDs written into missing permanent-id labels; default crypto.randomUUID. Called once per label written. */
+  uuid?: () => string;
 }
 
 export interface DefaultResult<T = unknown> {
   object: T;
   /** Empty when nothing changed. */
   patch: PatchOperation[];
+  /**
+   * Present when the object cannot be mutated as Karmada's webhook would (a Work manifest that is
+   * no object with a kind, say): the mutating webhook refuses the write with these causes, and
+   * `patch` is empty and `object` the input.
+   */
+  causes?: Cause[];
+  /** Set when there were more causes than MAX_CAUSES; `causes` are the first found. */
+  truncated?: true;
 }
 
 export type { PatchOperation };
 
 /** Never mutates `object`. Objects of kinds fleetgate does not serve come back unchanged. */
 export function applyDefaults<T>(object: T, options: DefaultOptions = {}): DefaultResult<T> {
-  const patch = defaultsPatch(object, options);
+  const { patch, causes, truncated } = mutation(object, options);
+  if (causes) return { object, patch, causes, ...(truncated ? { truncated } : {}) };
   if (patch.length === 0) return { object, patch };
   const copy = copyJson(object);
-  const failures = applyPatch(copy, patch).filter((failure) => failure !== null);
-  // The operations come from reading this very object, so they always apply.
+  // The operations come from reading this very object, so they always apply, but for one case: an
+  // object built in code may hold one value at two places (JSON cannot), which the copy keeps one,
+  // so a field removed at the first place is already gone at the second.
+  const failures = applyPatch(copy, patch).filter((failure, i) => failure !== null && !(patch[i]!.op === 'remove' && failure.name === 'MissingError'));
   if (failures.length) throw new Error(`defaults did not apply: ${failures.map(String).join('; ')}`);
   return { object: copy, patch };
 }
 
-/** The patch alone: what the mutating webhook answers. */
+/** The patch alone: what the mutating webhook answers (none for an object it refuses). */
 export function defaultsPatch(object: unknown, options: DefaultOptions = {}): PatchOperation[] {
-  if (options.subResource) return [];
+  return mutation(object, options).patch;
+}
+
+/** The patch, or the causes the object is refused for: what the mutating webhook answers. */
+export function mutation(object: unknown, options: DefaultOptions = {}): Omit<DefaultResult, 'object'> {
+  if (options.subResource) return { patch: [] };
   const rules = typeof object === 'object' && object !== null ? rulesFor((object as { kind?: unknown }).kind) : undefined;
-  if (!rules?.defaults) return [];
+  if (!rules?.defaults) return { patch: [] };
+  const operation = options.operation ?? 'CREATE';
+  if (!(rules.defaultOperations ?? DEFAULT_OPERATIONS).includes(operation as DefaultOperation)) return { patch: [] };
   const patch: PatchOperation[] = [];
+  let causes: Cause[] | undefined;
+  let truncated = false;
   rules.defaults(object, {
-    operation: options.operation ?? 'CREATE',
+    operation,
     now: options.now ?? new Date(),
+    uuid: options.uuid ?? randomUUID,
     set: (path, value) => patch.push({ op: has(object, path) ? 'replace' : 'add', path: pointer(path), value }),
+    remove: (path) => patch.push({ op: 'remove', path: pointer(path) }),
+    // Bounded as validate() bounds causes: a 7 MiB list of numbers is millions of manifests.
+    refuse: (cause) => {
+      if ((causes ??= []).length < MAX_CAUSES) causes.push(cause);
+      else truncated = true;
+    },
   });
-  return patch;
+  if (!causes) return { patch };
+  return truncated ? { patch: [], causes, truncated } : { patch: [], causes };
 }
 
 /**

@@ -119,8 +119,21 @@ export interface DefaultContext {
   readonly operation: Operation;
   /** The time written into defaulted timestamps (Cluster NoExecute taints' timeAdded). */
   readonly now: Date;
+  /**
+   * A new UUID for a permanent-id label: the one value a rule module may not derive from its
+   * input. Random in the webhook (crypto.randomUUID); callers that need reproducible output
+   * (tests, the policy-test runner, validate()'s reading of a stored object) supply their own.
+   */
+  uuid(): string;
   /** Gives the field at `path` (from the object's root) the default `value`. */
   set(path: readonly (string | number)[], value: unknown): void;
+  /** Removes the field at `path`, which must be present (Karmada's pruning of Work manifests). */
+  remove(path: readonly (string | number)[]): void;
+  /**
+   * The object cannot be mutated as Karmada's webhook would mutate it (Karmada's mutator fails on
+   * it): the write is refused with this cause, and nothing is patched.
+   */
+  refuse(cause: Cause): void;
 }
 
 export type Scope = 'Cluster' | 'Namespaced';
@@ -152,9 +165,25 @@ export interface KindRules<T = any> {
   readonly lookupFunction?: keyof Lookups;
   /** Whether the context rules concern this object at all; absent means always. */
   lookupsApply?(object: T): boolean;
-  /** States the object's defaults through `ctx.set`; the object itself is only read. */
+  /** States the object's defaults through `ctx.set` and `ctx.remove`; the object itself is only read. */
   defaults?(object: T, ctx: DefaultContext): void;
+  /**
+   * The operations defaults() runs on, which the chart's MutatingWebhookConfiguration registers;
+   * absent means CREATE and UPDATE. (Karmada mutates a ClusterResourceBinding on CREATE only.)
+   */
+  readonly defaultOperations?: readonly DefaultOperation[];
+  /**
+   * The label holding the object's permanent id, which defaults() fills with `ctx.uuid()` when it
+   * is missing or empty. validate() reads it to default a stored object with the id the write carries.
+   */
+  readonly permanentIdLabel?: string;
 }
+
+/** The operations a mutating webhook entry can name for these kinds. */
+export type DefaultOperation = 'CREATE' | 'UPDATE';
+
+/** Where a kind's defaults() runs when its module names no operations. */
+export const DEFAULT_OPERATIONS: readonly DefaultOperation[] = ['CREATE', 'UPDATE'];
 
 /**
  * Thrown by a lookup when the control plane cannot answer (in time). review() turns it

@@ -11,6 +11,7 @@ import { addCause, addWarning, UNKNOWN_SECTION, MAX_CAUSES, MAX_WARNINGS, MORE_W
 import { isRecord } from './is.js';
 import { sameJson } from './json-equal.js';
 import { applyDefaults } from './defaults.js';
+import { permanentIdOf } from '../rules/_shared/permanent-id.js';
 
 export interface ValidateOptions extends RuleOptions {
   operation?: Operation;
@@ -86,7 +87,7 @@ function judge(object: unknown, options: ValidateOptions, firstReading: boolean)
   const statusOnly = ctx.subResource === 'status';
   const stored = storedObject(ctx);
   if (operation === 'UPDATE' && !stored) addWarning(ctx, UPDATE_NOT_CHECKED);
-  const leftAsStored = stored && sectionsLeftAsStored(object, stored);
+  const leftAsStored = stored && sectionsLeftAsStored(rules, object, stored);
   if (leftAsStored) ctx.leftAsStored = leftAsStored;
   const schema = checkSchema(rules.schema, object, kindValidator(rules), stored, sectionRoles(statusOnly, leftAsStored));
   // Unknown fields past the bound are causes with strict, warnings without.
@@ -153,14 +154,14 @@ function sectionRoles(statusOnly: boolean, leftAsStored: ((section: string) => b
  * CRD's defaults into both objects): a section that differs from the stored one only by them is
  * left as stored too. The defaulted copy is made on the first section that differs.
  */
-function sectionsLeftAsStored(object: Record<string, unknown>, stored: Record<string, unknown>): (section: string) => boolean {
+function sectionsLeftAsStored(rules: KindRules, object: Record<string, unknown>, stored: Record<string, unknown>): (section: string) => boolean {
   const asStored = new Map<string, boolean>();
   let storedDefaulted: Record<string, unknown> | undefined;
   const isAsStored = (section: string): boolean => {
     if (!Object.hasOwn(stored, section)) return false;
     // A null, where the API server would have dropped it (a rule's timeZone: null), changes nothing.
     if (sameJson(object[section], stored[section], true)) return true;
-    storedDefaulted ??= defaultedCopy(stored);
+    storedDefaulted ??= defaultedCopy(rules, stored, object);
     return Object.hasOwn(storedDefaulted, section) && sameJson(object[section], storedDefaulted[section], true);
   };
   return (section) => {
@@ -259,12 +260,19 @@ const sectionRank = (field: string): number => SECTION_RANK.get(sectionOf(field)
 /** Sections every write is judged on, whatever it leaves as stored. */
 const ALWAYS_JUDGED = new Set(['', 'apiVersion', 'kind', 'metadata']);
 
-/** The object with fleetgate's defaults filled in; as it is when it cannot be copied (a function in it: no JSON). */
-function defaultedCopy(object: Record<string, unknown>): Record<string, unknown> {
+/**
+ * The stored object with fleetgate's defaults filled in, as the mutating webhook filled them into
+ * the write; as it is when it cannot be copied (a function in it: no JSON). A permanent id the
+ * stored object lacks is the one the write carries, which that webhook gave it in this request: a
+ * fresh UUID would make every section it reaches (a Work's manifests) look changed.
+ */
+function defaultedCopy(rules: KindRules, stored: Record<string, unknown>, object: Record<string, unknown>): Record<string, unknown> {
+  const label = rules.permanentIdLabel;
+  const id = label === undefined ? undefined : permanentIdOf(object, label);
   try {
-    return applyDefaults(object, { operation: 'UPDATE' }).object;
+    return applyDefaults(stored, { operation: 'UPDATE', ...(id !== undefined ? { uuid: () => id } : {}) }).object;
   } catch {
-    return object;
+    return stored;
   }
 }
 

@@ -55,4 +55,22 @@ describe('applyDefaults', () => {
     expect((defaulted as any).spec.resourceModels).toHaveLength(9);
     expect((defaulted as any).spec.taints[1].timeAdded).toBe('2026-11-22T12:00:00Z');
   });
+
+  it('removes a field from a value an object built in code holds at two places, as from the JSON it stands for', () => {
+    const manifest = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a', uid: 'u' } };
+    const work = { apiVersion: 'work.karmada.io/v1alpha1', kind: 'Work', metadata: { name: 'w', namespace: 'n', labels: { 'work.karmada.io/permanent-id': 'id' } }, spec: { workload: { manifests: [manifest, manifest] } } };
+    const { object, patch } = applyDefaults(work);
+    expect(patch.filter((op) => op.op === 'remove').map((op) => op.path)).toEqual(['/spec/workload/manifests/0/metadata/uid', '/spec/workload/manifests/1/metadata/uid']);
+    const fromJson = applyDefaults(JSON.parse(JSON.stringify(work))).object;
+    expect(JSON.parse(JSON.stringify(object))).toEqual(fromJson);
+    expect(manifest.metadata.uid).toBe('u');
+  });
+
+  it('calls the UUID source only for a label it writes, and not at all for other kinds', () => {
+    let calls = 0;
+    const uuid = () => `id-${++calls}`;
+    applyDefaults(cluster, { now, uuid });
+    applyDefaults(changed(cluster, (o) => delete o.spec.resourceModels), { now, uuid });
+    expect(calls).toBe(0);
+  });
 });

@@ -4,7 +4,7 @@
  * input it cannot use gets `allowed: false` with code 400, a bug gets 500.
  */
 import { validate } from '../validate.js';
-import { defaultsPatch } from '../defaults.js';
+import { mutation } from '../defaults.js';
 import { DEFAULT_GROUP_DOMAIN, apiGroup, rulesFor, supportedKinds } from '../../rules/index.js';
 import { ContextUnavailableError, OPERATIONS, pickRuleOptions, type KindRules, type Lookups, type MaybePromise, type Operation, type RuleOptions } from '../rule.js';
 import type { ValidationResult } from '../validate.js';
@@ -22,6 +22,8 @@ export interface ReviewOptions extends RuleOptions {
   kind?: string;
   /** The time written into defaulted timestamps; default now. */
   now?: Date;
+  /** The UUIDs written into missing permanent-id labels; default crypto.randomUUID. */
+  uuid?: () => string;
 }
 
 const REVIEW_VERSIONS = new Set(['admission.k8s.io/v1', 'admission.k8s.io/v1beta1']);
@@ -151,8 +153,11 @@ function decide(decoded: Decoded, options: ReviewOptions): MaybePromise<Omit<Adm
   const subResource = request.subResource ?? '';
   if (subResource !== '' && subResource !== 'status') return allowed();
 
+  const name = () => (isRecord(object.metadata) && typeof object.metadata.name === 'string' ? object.metadata.name : typeof request.name === 'string' ? request.name : '');
   if (options.mode === 'mutate') {
-    const patch = defaultsPatch(object, { operation, subResource, now: options.now });
+    // The patch applies to the object the API server holds, not to the one with the request's namespace filled in.
+    const { patch, causes, truncated } = mutation(request.object, { operation, subResource, now: options.now, uuid: options.uuid });
+    if (causes) return invalid(rules.kind, apiGroup(rules, options.groupDomain ?? DEFAULT_GROUP_DOMAIN), name(), causes, truncated);
     return patch.length ? patched(patch) : allowed();
   }
 
@@ -165,8 +170,7 @@ function decide(decoded: Decoded, options: ReviewOptions): MaybePromise<Omit<Adm
     ...pickRuleOptions(options),
   });
   const respond = (r: ValidationResult) => {
-    const name = isRecord(object.metadata) && typeof object.metadata.name === 'string' ? object.metadata.name : typeof request.name === 'string' ? request.name : '';
-    const response = r.allowed ? allowed() : invalid(rules.kind, apiGroup(rules, options.groupDomain ?? DEFAULT_GROUP_DOMAIN), name, r.causes, r.truncated);
+    const response = r.allowed ? allowed() : invalid(rules.kind, apiGroup(rules, options.groupDomain ?? DEFAULT_GROUP_DOMAIN), name(), r.causes, r.truncated);
     return r.warnings.length ? { ...response, warnings: r.warnings } : response;
   };
   return result instanceof Promise ? result.then(respond) : respond(result);

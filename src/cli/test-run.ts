@@ -3,8 +3,8 @@
  * what the case expects. The comparison yields failures, each a one-line reason plus
  * diff lines (`  ` both, `- ` expected only, `+ ` actual only).
  */
-import { applyDefaults, validate, type Cause } from '../index.js';
-import type { ExpectedCause, PatchOperation, Suite, TestCase } from './test-suite.js';
+import { aggregate, applyDefaults, validate, type Cause } from '../index.js';
+import { TEST_UUID, type ExpectedCause, type PatchOperation, type Suite, type TestCase } from './test-suite.js';
 
 export interface CaseFailure {
   /** One line: `causes differ (- expected, + actual)`, `expected denied, got allowed`, ... */
@@ -142,10 +142,18 @@ export async function runCase(suite: Suite, c: TestCase): Promise<CaseOutcome> {
       }
     }
     if (e.defaults !== undefined) {
-      const { patch } = applyDefaults(c.object, { operation: c.operation, ...(c.subResource ? { subResource: c.subResource } : {}), ...(c.now ? { now: c.now } : {}) });
+      const uuid = c.uuid ?? TEST_UUID;
+      const { patch, causes } = applyDefaults(c.object, {
+        operation: c.operation,
+        ...(c.subResource ? { subResource: c.subResource } : {}),
+        ...(c.now ? { now: c.now } : {}),
+        uuid: () => uuid,
+      });
       actual.defaults = patch;
       const diff = diffPatches(e.defaults, patch);
-      if (!diff.equal) failures.push({ message: 'defaults differ (- expected, + actual JSON Patch)', diff: diff.lines });
+      // A refused object gets no patch: say why, or the diff only shows every expected operation missing.
+      const refused = causes ? `; the mutating webhook refuses the object: ${aggregate(causes)}` : '';
+      if (!diff.equal) failures.push({ message: `defaults differ (- expected, + actual JSON Patch)${refused}`, diff: diff.lines });
     }
   } catch (err) {
     actual.error = (err as Error).stack ?? String(err);

@@ -18,6 +18,13 @@ import { isCanonicalDateTime } from '../schema-formats.js';
 
 export const SUITE_FILE_NAMES = ['fleetgate-test.yaml', 'fleetgate-test.yml'];
 
+/**
+ * The UUID every permanent-id label defaulted in a case gets unless the case sets `uuid`: the
+ * webhook writes a random one, which no expected patch could name.
+ */
+export const TEST_UUID = '00000000-0000-4000-8000-000000000000';
+const UUID_SHAPE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
 export type { PatchOperation };
 export type TestOperation = 'CREATE' | 'UPDATE' | 'DELETE';
 
@@ -52,6 +59,8 @@ export interface TestCase {
   allowNoExecuteTaintPolicy?: boolean;
   /** The clock for defaulted timestamps. */
   now?: Date;
+  /** The UUID a defaulted permanent-id label gets (default TEST_UUID). */
+  uuid?: string;
   expect: Expectation;
 }
 
@@ -92,7 +101,7 @@ const PATCH_OPS: Record<string, { required: string[]; optional: string[] }> = {
 };
 
 const SUITE_KEYS = ['cases', 'description'];
-const CASE_KEYS = ['name', 'object', 'patch', 'operation', 'oldObject', 'subResource', 'context', 'strict', 'groupDomain', 'allowNoExecuteTaintPolicy', 'now', 'expect'];
+const CASE_KEYS = ['name', 'object', 'patch', 'operation', 'oldObject', 'subResource', 'context', 'strict', 'groupDomain', 'allowNoExecuteTaintPolicy', 'now', 'uuid', 'expect'];
 const EXPECT_KEYS = ['allowed', 'causes', 'warnings', 'defaults'];
 const CAUSE_KEYS = ['field', 'type', 'message'];
 
@@ -412,6 +421,14 @@ class SuiteReader {
       if (!date || Number.isNaN(date.getTime())) this.problem(nowNode, `${what}: now must be an RFC 3339 time such as 2026-01-01T00:00:00Z`);
       else now = date;
     }
+    let uuid: string | undefined;
+    const uuidNode = f.get('uuid');
+    if (uuidNode) {
+      const value = this.js(uuidNode);
+      // Lower case, as crypto.randomUUID and Go's uuid write them.
+      if (typeof value === 'string' && UUID_SHAPE.test(value)) uuid = value;
+      else this.problem(uuidNode, `${what}: uuid must be a UUID in lower case, such as ${TEST_UUID}`);
+    }
 
     const expectNode = f.get('expect');
     let expectation: Expectation | undefined;
@@ -431,6 +448,7 @@ class SuiteReader {
       ...(groupDomain !== undefined ? { groupDomain } : {}),
       ...(allowNoExecuteTaintPolicy !== undefined ? { allowNoExecuteTaintPolicy } : {}),
       ...(now ? { now } : {}),
+      ...(uuid ? { uuid } : {}),
       expect: expectation,
     };
   }

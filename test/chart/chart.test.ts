@@ -223,7 +223,8 @@ describe.skipIf(reference.skip)(reference.title, () => {
               apiGroups: [k.group],
               apiVersions: [k.version],
               resources: verb === 'validate' && k.statusSubresource ? [k.plural, `${k.plural}/status`] : [k.plural],
-              operations: ['CREATE', 'UPDATE'],
+              // Karmada registers its ClusterResourceBinding mutation for CREATE only.
+              operations: verb === 'mutate' ? k.mutatingOperations : ['CREATE', 'UPDATE'],
               scope: k.scope,
             },
           ],
@@ -258,6 +259,16 @@ describe.skipIf(reference.skip)(reference.title, () => {
     expect(one(docs, 'MutatingWebhookConfiguration').webhooks.map((w: Doc) => w.name.split('.')[0])).toEqual(
       kindsFor().filter((k) => k.mutating).map((k) => k.kind.toLowerCase()),
     );
+    // Karmada's mutating entries for the 13 kinds, with its scopes, besides fleetgate's defaults.
+    const operations = Object.fromEntries(one(docs, 'MutatingWebhookConfiguration').webhooks.map((w: Doc) => [w.name.split('.')[0], w.rules[0].operations]));
+    expect(operations).toEqual({
+      resourceinterpreterwebhookconfiguration: ['CREATE', 'UPDATE'],
+      multiclusterservice: ['CREATE', 'UPDATE'],
+      work: ['CREATE', 'UPDATE'],
+      clusterresourcebinding: ['CREATE'],
+      cluster: ['CREATE', 'UPDATE'],
+      cronfederatedhpa: ['CREATE', 'UPDATE'],
+    });
   });
 
   it('generic paths, url clientConfig, another group domain, disabled kinds, timeouts and selectors', () => {

@@ -159,6 +159,58 @@ describe('fleetgate test', () => {
     expect(lastLine(stdout)).toBe('0 passed, 5 failed');
   });
 
+  it("writes the case's uuid, or a fixed one, into a defaulted permanent-id label, so expected patches are exact", async () => {
+    const work = `apiVersion: work.karmada.io/v1alpha1
+kind: Work
+metadata: { name: w, namespace: karmada-es-member1 }
+spec:
+  workload:
+    manifests:
+      - { apiVersion: v1, kind: ConfigMap, metadata: { name: c, namespace: default, uid: u1 }, data: { a: "1" } }
+`;
+    const records = 'resourcetemplate.karmada.io/managed-annotations,resourcetemplate.karmada.io/managed-labels';
+    const defaults = (id: string) => `
+      defaults:
+        - { op: add, path: /metadata/labels, value: { work.karmada.io/permanent-id: ${id} } }
+        - { op: remove, path: /spec/workload/manifests/0/metadata/uid }
+        - { op: add, path: /spec/workload/manifests/0/metadata/labels, value: { work.karmada.io/permanent-id: ${id} } }
+        - op: add
+          path: /spec/workload/manifests/0/metadata/annotations
+          value: { resourcetemplate.karmada.io/managed-annotations: "${records}", resourcetemplate.karmada.io/managed-labels: work.karmada.io/permanent-id }`;
+    const dir = folder({
+      'work.yaml': work,
+      'fleetgate-test.yaml': `cases:
+  - name: the fixed uuid
+    object: work.yaml
+    expect:${defaults('00000000-0000-4000-8000-000000000000')}
+  - name: the case's uuid
+    object: work.yaml
+    uuid: 6f1c2d3e-4a5b-4c6d-8e7f-9a0b1c2d3e4f
+    expect:${defaults('6f1c2d3e-4a5b-4c6d-8e7f-9a0b1c2d3e4f')}
+  - name: another uuid than expected
+    object: work.yaml
+    uuid: 6f1c2d3e-4a5b-4c6d-8e7f-9a0b1c2d3e4f
+    expect:${defaults('00000000-0000-4000-8000-000000000000')}
+  - name: a refused Work
+    object: work.yaml
+    patch: [{ op: remove, path: /spec/workload/manifests/0/kind }]
+    expect:${defaults('00000000-0000-4000-8000-000000000000')}
+`,
+    });
+    for (let i = 0; i < 2; i++) {
+      const { code, stdout } = await run([dir]);
+      expect(code).toBe(1);
+      expect(stdout).toContain('PASS the fixed uuid');
+      expect(stdout).toContain("PASS the case's uuid");
+      expect(stdout).toContain('FAIL another uuid than expected');
+      expect(stdout).toContain('+ {"op":"add","path":"/metadata/labels","value":{"work.karmada.io/permanent-id":"6f1c2d3e-4a5b-4c6d-8e7f-9a0b1c2d3e4f"}}');
+      expect(stdout).toContain(
+        `defaults differ (- expected, + actual JSON Patch); the mutating webhook refuses the object: spec.workload.manifests[0].kind: Required value: Object 'Kind' is missing: the member cluster cannot apply the manifest`,
+      );
+      expect(lastLine(stdout)).toBe('2 passed, 2 failed');
+    }
+  });
+
   it('accepts any denial when no causes are listed, API cause type names, inline objects and context files', async () => {
     const dir = folder({
       'member.yaml': member,
@@ -409,6 +461,32 @@ ${nested(levels, fanOut).replace(/^ {8}/gm, '          ')}    expect: { allowed:
       expect(stderr).toContain(`${file}:4:10: case "february 30": now must be an RFC 3339 time`);
       expect(stderr).toContain(`${file}:8:10: case "no zone": now must be an RFC 3339 time`);
       expect(stderr).not.toContain('a leap day');
+    });
+
+    it('a uuid that is no lower-case UUID', async () => {
+      const dir = folder({
+        'member.yaml': member,
+        'fleetgate-test.yaml': `cases:
+  - name: upper case
+    object: member.yaml
+    uuid: 6F1C2D3E-4A5B-4C6D-8E7F-9A0B1C2D3E4F
+    expect: { allowed: true }
+  - name: no uuid
+    object: member.yaml
+    uuid: my-id
+    expect: { allowed: true }
+  - name: a uuid
+    object: member.yaml
+    uuid: 6f1c2d3e-4a5b-4c6d-8e7f-9a0b1c2d3e4f
+    expect: { allowed: true }
+`,
+      });
+      const file = join(dir, 'fleetgate-test.yaml');
+      const { code, stderr } = await run([dir]);
+      expect(code).toBe(2);
+      expect(stderr).toContain(`${file}:4:11: case "upper case": uuid must be a UUID in lower case, such as 00000000-0000-4000-8000-000000000000`);
+      expect(stderr).toContain(`${file}:8:11: case "no uuid": uuid must be a UUID`);
+      expect(stderr).not.toContain('case "a uuid"');
     });
 
     it('replaces the whole object with a patch at the root, as RFC 6902 allows', async () => {

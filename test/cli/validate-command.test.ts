@@ -326,6 +326,29 @@ describe('fleetgate validate', () => {
     expect(stdout).toMatch(/Cluster "member1" defaults: \[\{"op":"add","path":"\/spec\/resourceModels"/);
   });
 
+  it("shows Karmada's mutations of a Work with --show-defaults: a random id, and the pruned manifests", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'fleetgate-defaults-'));
+    const work = {
+      apiVersion: 'work.karmada.io/v1alpha1',
+      kind: 'Work',
+      metadata: { name: 'w', namespace: 'karmada-es-member1' },
+      spec: { workload: { manifests: [{ apiVersion: 'v1', kind: 'Service', metadata: { name: 's', namespace: 'default' }, spec: { clusterIP: '10.96.0.12', ports: [{ port: 80 }] } }] } },
+    };
+    writeFileSync(join(dir, 'w.yaml'), stringify(work));
+    const { stdout, code } = await cli(['validate', '--show-defaults', '--output', 'json', dir]);
+    expect(code).toBe(0);
+    const [{ defaults }] = JSON.parse(stdout).results;
+    const id = defaults[0].value['work.karmada.io/permanent-id'];
+    expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(defaults.map((op: any) => `${op.op} ${op.path}`)).toEqual([
+      'add /metadata/labels',
+      'remove /spec/workload/manifests/0/spec/clusterIP',
+      'add /spec/workload/manifests/0/metadata/annotations',
+      'add /spec/workload/manifests/0/metadata/labels',
+    ]);
+    expect(defaults[3].value).toEqual({ 'work.karmada.io/permanent-id': id });
+  });
+
   it('writes well-formed JUnit XML with the right counts', async () => {
     const dir = fixtureDir();
     const { stdout, code } = await cli(['validate', '--output', 'junit', dir]);

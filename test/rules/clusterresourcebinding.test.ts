@@ -300,12 +300,14 @@ describe('ClusterResourceBinding', () => {
     expectCauses(changed(binding, (o) => (o.apiVersion = 'work.example.org/v1alpha2')), [], { groupDomain: 'example.org' });
   });
 
-  it('has no defaults: neither the permanent-id label nor the CRD defaults are written', () => {
+  it("writes Karmada's permanent-id label on CREATE only, and none of the CRD's defaults (the API server writes those)", () => {
     const bare = changed(binding, (o) => { delete o.metadata.labels; delete o.spec.conflictResolution; delete o.spec.schedulePriority; });
     const before = structuredClone(bare);
-    const { object, patch } = applyDefaults(bare, { now: new Date('2026-11-22T12:00:00Z') });
-    expect(patch).toEqual([]);
-    expect(object).toEqual(before);
+    const { object, patch } = applyDefaults(bare, { now: new Date('2026-11-22T12:00:00Z'), uuid: () => 'a-uuid' });
+    expect(patch).toEqual([{ op: 'add', path: '/metadata/labels', value: { 'clusterresourcebinding.karmada.io/permanent-id': 'a-uuid' } }]);
+    expect(object).toEqual({ ...before, metadata: { ...before.metadata, labels: { 'clusterresourcebinding.karmada.io/permanent-id': 'a-uuid' } } });
+    expect(bare).toEqual(before);
     expectCauses(object, []);
+    expect(applyDefaults(bare, { operation: 'UPDATE' })).toEqual({ object: bare, patch: [] });
   });
 });

@@ -183,9 +183,11 @@ describe('MultiClusterService', () => {
     });
   });
 
-  it('adds no permanent-id label: the spec states no defaults for this kind', () => {
+  it("adds Karmada's permanent-id label on CREATE and UPDATE, and nothing else", () => {
     const unlabelled = changed(mcs, (o) => delete o.metadata.labels);
-    expect(applyDefaults(unlabelled).patch).toEqual([]);
-    expect(applyDefaults(unlabelled, { operation: 'UPDATE' }).patch).toEqual([]);
+    const label = { op: 'add', path: '/metadata/labels', value: { 'multiclusterservice.karmada.io/permanent-id': 'a-uuid' } };
+    expect(applyDefaults(unlabelled, { uuid: () => 'a-uuid' }).patch).toEqual([label]);
+    expect(applyDefaults(unlabelled, { operation: 'UPDATE', uuid: () => 'a-uuid' }).patch).toEqual([label]);
+    expect(applyDefaults(mcs)).toEqual({ object: mcs, patch: [] });
   });
 });

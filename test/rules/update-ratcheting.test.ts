@@ -131,6 +131,64 @@ describe('UPDATE that leaves every field but metadata and status as stored', () 
   });
 });
 
+describe('UPDATE of an object stored without its permanent id', () => {
+  // A Work stored without fleetgate's (or Karmada's) mutation: no id, manifests unpruned, and a
+  // manifest listed twice, which fleetgate refuses and Karmada does not.
+  const PID = 'work.karmada.io/permanent-id';
+  const stored = changed(work, (o) => {
+    delete o.metadata.labels;
+    for (const m of o.spec.workload.manifests) {
+      delete m.metadata.labels[PID];
+      m.metadata.resourceVersion = '912';
+    }
+    o.spec.workload.manifests.push(o.spec.workload.manifests[0]);
+  });
+  const labelled = (o: any) => (o.metadata.labels = { ...o.metadata.labels, owner: 'platform' });
+  const asStored = 'spec.workload.manifests[2]: Duplicate value';
+
+  it('keeps its spec as stored when the mutating webhook only gave it a new random id and pruned it', () => {
+    expectCauses(stored, [Duplicate('spec.workload.manifests[2]')]);
+    // The mutating webhook runs first, with a random UUID; validation then sees its result.
+    const write = applyDefaults(changed(stored, labelled), { operation: 'UPDATE' }).object as any;
+    const id = write.metadata.labels[PID];
+    expect(id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(write.spec.workload.manifests.map((m: any) => m.metadata.labels[PID])).toEqual([id, id, id]);
+    const result = validate(write, { operation: 'UPDATE', oldObject: stored });
+    expect(result.causes).toEqual([]);
+    expect(result.warnings.some((w) => w.startsWith(asStored) && w.endsWith('(as stored: this update does not change it, so it is not refused)'))).toBe(true);
+    // Twice more, with new UUIDs each time: no id is ever a change by itself.
+    for (let i = 0; i < 2; i++) expect(validate(applyDefaults(changed(stored, labelled), { operation: 'UPDATE' }).object, { operation: 'UPDATE', oldObject: stored }).causes).toEqual([]);
+  });
+
+  it('judges the spec when its manifests carry another id than the write does: that is a change', () => {
+    const write = applyDefaults(changed(stored, labelled), { operation: 'UPDATE', uuid: () => 'id-in-the-manifests' }).object as any;
+    write.metadata.labels[PID] = 'another-id';
+    expectCauses(write, [Duplicate('spec.workload.manifests[2]')], { operation: 'UPDATE', oldObject: stored });
+    // A write without any id (no mutating webhook ran) that changes nothing in the spec keeps it as stored, as before.
+    expectCauses(changed(stored, labelled), [], { operation: 'UPDATE', oldObject: stored });
+  });
+
+  it('judges the spec when the write replaced the stored id (its manifests now carry the new one)', () => {
+    const storedWithId = applyDefaults(stored, { uuid: () => 'the-stored-id' }).object as any;
+    const relabelled = changed(storedWithId, (o) => delete o.metadata.labels[PID]);
+    const write = applyDefaults(relabelled, { operation: 'UPDATE' }).object;
+    expectCauses(write, [Duplicate('spec.workload.manifests[2]')], { operation: 'UPDATE', oldObject: storedWithId });
+    expectCauses(applyDefaults(changed(storedWithId, labelled), { operation: 'UPDATE' }).object, [], { operation: 'UPDATE', oldObject: storedWithId });
+  });
+
+  it('MultiClusterService and ClusterResourceBinding keep their id in metadata, which is always judged: their spec stays as stored', () => {
+    const storedMcs = changed(mcs, (o) => {
+      delete o.metadata.labels;
+      o.spec.types = ['LoadBalancer'];
+      o.spec.range = { clusterNames: ['member1'] };
+    });
+    expectCauses(storedMcs, [Forbidden('spec.range')]);
+    const write = applyDefaults(changed(storedMcs, labelled), { operation: 'UPDATE' });
+    expect(write.patch).not.toEqual([]);
+    expectCauses(write.object, [], { operation: 'UPDATE', oldObject: storedMcs });
+  });
+});
+
 describe('what counts as a section left as stored', () => {
   const labelled = (o: any) => (o.metadata.labels = { ...o.metadata.labels, owner: 'platform' });
 

@@ -284,12 +284,12 @@ describe('Work', () => {
     expectCauses(changed(work, (o) => (o.apiVersion = 'work.example.org/v1alpha1')), [], { groupDomain: 'example.org' });
   });
 
-  it("writes no defaults: preserveResourcesOnDeletion's default false is what unset means, and Karmada's mutations are not reproduced", () => {
-    const bare = changed(work, (o) => { delete o.metadata.labels; delete o.spec.preserveResourcesOnDeletion; delete o.spec.suspendDispatching; });
-    const before = structuredClone(bare);
-    const { object, patch } = applyDefaults(bare, { now: new Date('2026-11-22T12:00:00Z') });
-    expect(patch).toEqual([]);
-    expect(object).toEqual(before);
-    expect(bare).toEqual(before);
+  it("changes nothing in a Work as Karmada stores it, and writes no preserveResourcesOnDeletion: its default false is what unset means", () => {
+    const before = structuredClone(work);
+    expect(applyDefaults(work)).toEqual({ object: work, patch: [] });
+    expect(applyDefaults(work, { operation: 'UPDATE' })).toEqual({ object: work, patch: [] });
+    const bare = changed(work, (o) => { delete o.spec.preserveResourcesOnDeletion; delete o.spec.suspendDispatching; });
+    expect(applyDefaults(bare).patch).toEqual([]);
+    expect(work).toEqual(before);
   });
 });

@@ -26,7 +26,8 @@ Flags:
                           namespace and name
       --context FILE|DIR  Services and ResourceInterpreterCustomizations for the context
                           rules (repeatable); without it those rules are skipped with a warning
-      --show-defaults     print the defaults the mutating webhook would apply (JSON Patch)
+      --show-defaults     print what the mutating webhook would write (JSON Patch); a
+                          permanent-id label it adds gets a random UUID, as there
       --group-domain D    API group domain (default karmada.io)
   -q, --quiet             print problems only, no summary
 
