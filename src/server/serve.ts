@@ -12,7 +12,7 @@ import { X509Certificate } from 'node:crypto';
 import { pino, type Logger } from 'pino';
 import { createApp, type AppOptions } from './app.js';
 import { createMetrics } from './metrics.js';
-import { kubeLookups, type KubeLookups } from './kube.js';
+import { kubeClient, kubeLookups, type KubeLookups } from './kube.js';
 import { ensureDevCerts } from '../../certs/tinyca.js';
 import { DEFAULT_GROUP_DOMAIN, ruleModules } from '../../rules/index.js';
 import { kindValidator } from '../schema.js';
@@ -136,6 +136,7 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
   // Everything that can fail on bad input is checked before anything starts or is written.
   const sources = [options.lookups, options.contextPaths?.length, options.kubeconfig, options.inCluster].filter(Boolean).length;
   if (sources > 1) throw new Error('choose one source of lookups: --context, --kubeconfig or --in-cluster');
+  if (options.kubeconfig || options.inCluster) await kubeClient(options.kubeconfig ? '--kubeconfig' : '--in-cluster');
   const files = tlsFiles(options, log);
   const initialTls = secureContext(files, options.clientCaFile);
   // Every kind's validator is loaded before serving: a broken build fails here, not on each request.
