@@ -174,18 +174,25 @@ export function ensureDevCerts(dir: string, names: ServingCertOptions = DEV_NAME
   if (verdict === 'reuse') return { ...files, created: false };
   const alternatives = `for development certificates, move ${dir} away or pass --dev-cert-dir DIR`;
   if (verdict !== 'make') throw new Error(`${verdict.refuse}; to serve it, pass --cert-dir ${dir}; ${alternatives}`);
+  const unwritable = (err: unknown) => {
+    const { code, message } = err as NodeJS.ErrnoException;
+    const why = code === 'EACCES' || code === 'EROFS' || code === 'EPERM' ? `${dir} is not writable (${code})` : message;
+    return new Error(`cannot write development certificates: ${why}; pass --cert-dir DIR, a directory holding tls.crt and tls.key, or --dev-cert-dir DIR, a writable directory for development certificates`);
+  };
+  try {
+    mkdirSync(dir, { recursive: true }); // before the keys are made: they take seconds
+  } catch (err) {
+    throw unwritable(err);
+  }
   const ca = createCA();
   const serving = createServingCert(ca, names);
   try {
-    mkdirSync(dir, { recursive: true });
     writeFileSync(files.caFile, ca.certPem);
     writeFileSync(files.certFile, serving.certPem);
     writeFileSync(files.keyFile, serving.keyPem, { mode: 0o600 });
     chmodSync(files.keyFile, 0o600);
   } catch (err) {
-    const { code, message } = err as NodeJS.ErrnoException;
-    const why = code === 'EACCES' || code === 'EROFS' || code === 'EPERM' ? `${dir} is not writable (${code})` : message;
-    throw new Error(`cannot write development certificates: ${why}; pass --cert-dir DIR, a directory holding tls.crt and tls.key, or --dev-cert-dir DIR, a writable directory for development certificates`);
+    throw unwritable(err);
   }
   return { ...files, created: true };
 }
