@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { networkInterfaces, tmpdir } from 'node:os';
@@ -48,6 +48,7 @@ describe.skipIf(!built)('fleetgate serve as a process (runs dist/, which npm tes
   it('with no --bind-address, serves every address its first line names: localhost, 127.0.0.1 and ::1', async () => {
     const cwd = mkdtempSync(join(tmpdir(), 'fleetgate-bind-'));
     const child = spawn(process.execPath, [bin, 'serve', '--port', '0', '--probe-port', '0'], { cwd });
+    onTestFinished(() => void child.kill('SIGKILL')); // a failed expectation must not leave the server running
     let log = '';
     const first = await new Promise<any>((done, fail) => {
       child.stderr.on('data', (chunk) => {
