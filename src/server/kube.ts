@@ -46,9 +46,10 @@ let client: Promise<KubeClient> | undefined;
  * it, and its absence is a message saying what to install.
  */
 export function kubeClient(flag: string): Promise<KubeClient> {
-  client ??= import('@kubernetes/client-node').catch((err: { code?: string }) => {
+  client ??= import('@kubernetes/client-node').catch((err: { code?: string; message?: string }) => {
     client = undefined;
-    if (err?.code !== 'ERR_MODULE_NOT_FOUND') throw err;
+    // Only the package itself missing: a broken install of it (a dependency gone) is reported as it is.
+    if (err?.code !== 'ERR_MODULE_NOT_FOUND' || !String(err.message).includes("'@kubernetes/client-node'")) throw err;
     throw new Error(`${flag} needs the optional package @kubernetes/client-node, which is not installed: npm install @kubernetes/client-node@${KUBE_CLIENT_RANGE} (the container image has it)`);
   });
   return client;
