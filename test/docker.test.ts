@@ -3,9 +3,10 @@
  * dependency step run as written, and its default command run as the image runs it (uid 65532,
  * in a working directory that user cannot write, with a /tmp it can).
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { execFile, spawn } from 'node:child_process';
 import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -94,6 +95,7 @@ describe('the Dockerfile', () => {
     const run = dependencies?.instructions.find((i) => i.op === 'RUN')?.args;
     expect(run).toBeDefined();
     const dir = mkdtempSync(join(tmpdir(), 'fleetgate-image-deps-'));
+    onTestFinished(() => rm(dir, { recursive: true, force: true }), 5 * 60_000); // some 100 MB of node_modules
     for (const file of ['package.json', 'package-lock.json']) copyFileSync(join(root, file), join(dir, file));
     // As written, with npm's cache used first: the lockfile pins every version either way.
     const result = await new Promise<Exit>((done) =>
