@@ -8,7 +8,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DEFAULT_GROUP_DOMAIN, kindsFor } from '../dist/rules/index.js';
 import {
-  DEBIAN_PACKAGES, DEPLOY_TARGETS, KINDS_FILE, ROOT, SCHEMA_FILE,
+  DEBIAN_PACKAGES, DEPLOY_TARGETS, DEPLOY_URL_TARGETS, KINDS_FILE, ROOT, SCHEMA_FILE,
   buildRenderer, kindsYaml, renderDeployFile, rendererUnavailable, schemaWithKinds,
 } from './chart-lib.mjs';
 
@@ -28,4 +28,4 @@ if (why) {
   process.exit(1);
 }
 const binary = buildRenderer();
-for (const target of DEPLOY_TARGETS) update(join(ROOT, target.file), renderDeployFile(binary, target));
+for (const target of [...DEPLOY_TARGETS, ...DEPLOY_URL_TARGETS]) update(join(ROOT, target.file), renderDeployFile(binary, target));

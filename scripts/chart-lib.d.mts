@@ -31,7 +31,10 @@ export interface RenderResult {
 }
 export interface DeployTarget {
   file: string;
-  values: string;
+  /** values files, later ones win */
+  values: string | readonly string[];
+  /** render only these templates, as `helm template --show-only` */
+  showOnly?: string[];
   what: string;
 }
 export const ROOT: string;
@@ -41,6 +44,7 @@ export const SCHEMA_FILE: string;
 export const RENDERER_SOURCE: string;
 export const DEBIAN_PACKAGES: readonly string[];
 export const DEPLOY_TARGETS: readonly DeployTarget[];
+export const DEPLOY_URL_TARGETS: readonly DeployTarget[];
 export const DEPLOY_RELEASE: { name: string; namespace: string; releaseService: string };
 export function kindsYaml(kinds: readonly KindInfoLike[], domain: string): string;
 export function schemaWithKinds(schemaText: string, kindNames: readonly string[]): string;

@@ -38,7 +38,8 @@ function failure(ctx: Koa.Context, code: number, message: string): void {
 }
 
 async function readJson(ctx: Koa.Context, limit: number): Promise<unknown | undefined> {
-  if (ctx.request.type !== 'application/json') {
+  // Koa's `type` is the header up to any ';', as sent; media types are case-insensitive (RFC 9110 §8.3.1).
+  if (ctx.request.type.trim().toLowerCase() !== 'application/json') {
     failure(ctx, 400, `contentType=${ctx.get('content-type') || '<none>'}, expected application/json`);
     return undefined;
   }

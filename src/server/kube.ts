@@ -37,9 +37,29 @@ interface CachedInformer<T> {
   stop(): Promise<void>;
 }
 
+type KubeClient = typeof import('@kubernetes/client-node');
+let client: Promise<KubeClient> | undefined;
+
+/**
+ * The Kubernetes client, an optional peer dependency: it and its dependencies weigh some 50 MB
+ * that a library consumer never needs, so only `serve --kubeconfig` and `--in-cluster` ask for
+ * it, and its absence is a message saying what to install.
+ */
+export function kubeClient(flag: string): Promise<KubeClient> {
+  client ??= import('@kubernetes/client-node').catch((err: { code?: string; message?: string }) => {
+    client = undefined;
+    // Only the package itself missing: a broken install of it (a dependency gone) is reported as it is.
+    if (err?.code !== 'ERR_MODULE_NOT_FOUND' || !String(err.message).includes("'@kubernetes/client-node'")) throw err;
+    throw new Error(`${flag} needs the optional package @kubernetes/client-node, which is not installed: npm install @kubernetes/client-node@${KUBE_CLIENT_RANGE} (the container image has it)`);
+  });
+  return client;
+}
+
+/** The range of package.json's peerDependencies (test/package.test.ts keeps the two equal). */
+export const KUBE_CLIENT_RANGE = '^1.4.0';
+
 export async function kubeLookups(options: KubeLookupsOptions): Promise<KubeLookups> {
-  // Loaded only when asked for: the client and its dependencies cost tens of MiB.
-  const k8s = await import('@kubernetes/client-node');
+  const k8s = await kubeClient(options.kubeconfig ? '--kubeconfig' : '--in-cluster');
   const config = new k8s.KubeConfig();
   if (options.kubeconfig) config.loadFromFile(options.kubeconfig);
   else config.loadFromCluster();

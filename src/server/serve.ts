@@ -7,19 +7,21 @@ import { createServer as createHttpsServer, type Server as HttpsServer, type Ser
 import { createServer as createHttpServer, type IncomingMessage, type Server as HttpServer } from 'node:http';
 import { readFileSync, watch, type FSWatcher } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import type { AddressInfo, Socket } from 'node:net';
+import { isIP, type AddressInfo, type Socket } from 'node:net';
 import { X509Certificate } from 'node:crypto';
 import { pino, type Logger } from 'pino';
 import { createApp, type AppOptions } from './app.js';
 import { createMetrics } from './metrics.js';
-import { kubeLookups, type KubeLookups } from './kube.js';
-import { ensureDevCerts } from '../../certs/tinyca.js';
+import { kubeClient, kubeLookups, type KubeLookups } from './kube.js';
+import { DEV_NAMES, ensureDevCerts } from '../../certs/tinyca.js';
+import { listening } from './listening.js';
 import { DEFAULT_GROUP_DOMAIN, ruleModules } from '../../rules/index.js';
 import { kindValidator } from '../schema.js';
 
 export interface ServeOptions extends Omit<AppOptions, 'metrics' | 'logger'> {
   port?: number;
   probePort?: number;
+  /** Default: Node's, every IPv6 and IPv4 address (`::`), or every IPv4 address where IPv6 is off. */
   bindAddress?: string;
   certDir?: string;
   tlsCertFile?: string;
@@ -80,17 +82,27 @@ interface TlsFiles {
   cert: string;
   key: string;
   caFile?: string;
+  /** For development certificates: what the start-up line says about them. */
+  devNote?: string;
 }
 
-function tlsFiles(options: ServeOptions, log: Logger): TlsFiles {
+/** The names development certificates cover: localhost and its addresses, and a specific address served. */
+function devNames(bindAddress: string | undefined) {
+  const specific = bindAddress && isIP(bindAddress) && !['0.0.0.0', '::', ...DEV_NAMES.ipAddresses].includes(bindAddress);
+  return specific ? { ...DEV_NAMES, ipAddresses: [...DEV_NAMES.ipAddresses, bindAddress] } : DEV_NAMES;
+}
+
+function tlsFiles(options: ServeOptions): TlsFiles {
   if (options.tlsCertFile || options.tlsPrivateKeyFile) {
     if (!options.tlsCertFile || !options.tlsPrivateKeyFile) throw new Error('--tls-cert-file and --tls-private-key-file must be given together');
     return { cert: options.tlsCertFile, key: options.tlsPrivateKeyFile };
   }
   if (options.certDir) return { cert: join(options.certDir, 'tls.crt'), key: join(options.certDir, 'tls.key') };
-  const dev = ensureDevCerts(resolve(options.devCertDir ?? 'certs'));
-  log.info({ dir: dev.dir, caBundle: dev.caFile }, `${dev.created ? 'generated' : 'reusing'} development certificates; CA bundle at ${dev.caFile}`);
-  return { cert: dev.certFile, key: dev.keyFile, caFile: dev.caFile };
+  const names = devNames(options.bindAddress);
+  const dev = ensureDevCerts(resolve(options.devCertDir ?? 'certs'), names);
+  const covered = [...names.dnsNames, ...names.ipAddresses].join(', ');
+  const devNote = `CA bundle at ${dev.caFile} (${dev.created ? 'generated' : 'reusing'} development certificates for ${covered})`;
+  return { cert: dev.certFile, key: dev.keyFile, caFile: dev.caFile, devNote };
 }
 
 function secureContext(files: TlsFiles, clientCaFile: string | undefined): Pick<ServerOptions, 'cert' | 'key' | 'ca'> {
@@ -120,23 +132,24 @@ function clientCas(file: string): Buffer {
   return bundle;
 }
 
-const listen = (server: HttpServer | HttpsServer, port: number, host: string) =>
-  new Promise<number>((done, fail) => {
+const listen = (server: HttpServer | HttpsServer, port: number, host: string | undefined) =>
+  new Promise<AddressInfo>((done, fail) => {
     server.once('error', fail);
     server.listen(port, host, () => {
       server.off('error', fail);
-      done((server.address() as AddressInfo).port);
+      done(server.address() as AddressInfo);
     });
   });
 
 export async function serve(options: ServeOptions = {}): Promise<RunningServer> {
   const log = options.logger ?? pino({ level: 'info' });
-  const host = options.bindAddress ?? '0.0.0.0';
+  const host = options.bindAddress;
   const groupDomain = options.groupDomain ?? DEFAULT_GROUP_DOMAIN;
   // Everything that can fail on bad input is checked before anything starts or is written.
   const sources = [options.lookups, options.contextPaths?.length, options.kubeconfig, options.inCluster].filter(Boolean).length;
   if (sources > 1) throw new Error('choose one source of lookups: --context, --kubeconfig or --in-cluster');
-  const files = tlsFiles(options, log);
+  if (options.kubeconfig || options.inCluster) await kubeClient(options.kubeconfig ? '--kubeconfig' : '--in-cluster');
+  const files = tlsFiles(options);
   const initialTls = secureContext(files, options.clientCaFile);
   // Every kind's validator is loaded before serving: a broken build fails here, not on each request.
   for (const rules of ruleModules) kindValidator(rules);
@@ -270,18 +283,26 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
     await kube?.stop();
   };
 
-  let port: number;
-  let probePort: number;
+  let webhookAddress: AddressInfo;
+  let probeAddress: AddressInfo;
   try {
-    port = await listen(server, options.port ?? 8443, host);
-    probePort = await listen(probes, options.probePort ?? 8000, host);
+    webhookAddress = await listen(server, options.port ?? 8443, host);
+    probeAddress = await listen(probes, options.probePort ?? 8000, host);
   } catch (err) {
     // A port in use must not leave the other listener, the watchers or the informers running.
     await close();
     throw err;
   }
-  const shown = host === '0.0.0.0' || host === '::' ? 'localhost' : host;
-  log.info({ port, probePort, groupDomain }, `fleetgate webhook serving on https://${shown}:${port}; probes and metrics on http://${shown}:${probePort}`);
+  const port = webhookAddress.port;
+  const probePort = probeAddress.port;
+  const webhook = listening(webhookAddress, 'https');
+  const probe = listening(probeAddress, 'http');
+  // One line, the first a newcomer sees: where to connect, what to trust, where the probes are.
+  const certificates = files.devNote ? `; ${files.devNote}` : '';
+  log.info(
+    { port, probePort, address: webhookAddress.address, groupDomain, ...(files.caFile ? { caBundle: files.caFile } : {}) },
+    `fleetgate webhook serving ${webhook.url} (listening on ${webhook.addresses})${certificates}; probes on ${probe.url}/readyz, metrics on ${probe.url}/metrics`,
+  );
 
   return { server, probes, port, probePort, caFile: files.caFile, reloadCertificates, close };
 }

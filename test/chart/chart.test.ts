@@ -18,7 +18,7 @@ import { DEFAULT_GROUP_DOMAIN, kindsFor, type KindInfo } from '../../rules/index
 import { createCA, createServingCert, type KeyPair } from '../../certs/tinyca.js';
 import { serve, type RunningServer } from '../../src/server/serve.js';
 import {
-  CHART_DIR, DEPLOY_TARGETS, KINDS_FILE, ROOT, SCHEMA_FILE,
+  CHART_DIR, DEPLOY_TARGETS, DEPLOY_URL_TARGETS, KINDS_FILE, ROOT, SCHEMA_FILE,
   buildRenderer, kindsYaml, renderChart, renderDeployFile, rendererUnavailable, schemaWithKinds,
   type RenderResult,
 } from '../../scripts/chart-lib.mjs';
@@ -512,6 +512,31 @@ describe.skipIf(reference.skip)(reference.title, () => {
     expect(one(docs, 'Deployment').spec.replicas).toBe(2);
     expect(docs.every((d) => d.metadata.labels['app.kubernetes.io/managed-by'] === 'kubectl')).toBe(true);
     expect(one(docs, 'ValidatingWebhookConfiguration').webhooks).toHaveLength(13);
+  });
+
+  it('deploy/fleetgate-url.yaml and fleetgate-url-webhooks.yaml: a control plane outside the hosting cluster, up to date', () => {
+    const [workloadTarget, webhooksTarget] = DEPLOY_URL_TARGETS;
+    const texts = [workloadTarget!, webhooksTarget!].map((target) => read(join(ROOT, target.file)));
+    expect(texts).toEqual([renderDeployFile(binary, workloadTarget!), renderDeployFile(binary, webhooksTarget!)]);
+    const [workload, webhooks] = texts.map(parseDocs) as [Doc[], Doc[]];
+
+    // For the hosting cluster: the workload, reading the control plane through the mounted kubeconfig, no webhooks.
+    expect(workload.filter((d) => d.kind.endsWith('WebhookConfiguration'))).toEqual([]);
+    expect(deployment(workload).spec.replicas).toBe(2);
+    expect(flag(workload, 'kubeconfig')).toBe(`${mount(workload, 'control-plane').mountPath}/kubeconfig`);
+    expect(volume(workload, 'control-plane').secret.secretName).toBe('karmada-kubeconfig');
+    expect(volume(workload, 'tls').secret.secretName).toBe('fleetgate-tls');
+    expect(flag(workload, 'cert-dir')).toBe(mount(workload, 'tls').mountPath);
+    const svc = one(workload, 'Service', SVC);
+    expect(svc.metadata.namespace).toBe('karmada-system');
+    expect(svc.spec.ports).toEqual([{ name: 'https', port: 443, targetPort: 'https', protocol: 'TCP' }]);
+
+    // For karmada-apiserver: the webhook configurations alone, each calling the Service above by URL.
+    expect(webhooks.map((d) => d.kind).sort()).toEqual(['MutatingWebhookConfiguration', 'ValidatingWebhookConfiguration']);
+    expect(one(webhooks, 'ValidatingWebhookConfiguration').webhooks).toHaveLength(13);
+    for (const hook of webhooks.flatMap((d) => d.webhooks)) {
+      expect(hook.clientConfig).toEqual({ url: expect.stringMatching(/^https:\/\/fleetgate\.karmada-system\.svc:443\/(validate|mutate)-[a-z]+$/), caBundle: 'CA_BUNDLE' });
+    }
   });
 
   // ----- the API server's view: the rendered configuration reaches the real server -----

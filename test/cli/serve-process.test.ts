@@ -1,7 +1,7 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'node:https';
 import { connect } from 'node:net';
@@ -43,6 +43,39 @@ describe.skipIf(!built)('fleetgate serve as a process (runs dist/, which npm tes
     expect(readFileSync(join(cwd, 'certs', 'tls.crt'), 'utf8')).toBe(cert);
     second.child.kill('SIGTERM');
     expect(await second.exited).toBe(0);
+  });
+
+  it('with no --bind-address, serves every address its first line names: localhost, 127.0.0.1 and ::1', async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'fleetgate-bind-'));
+    const child = spawn(process.execPath, [bin, 'serve', '--port', '0', '--probe-port', '0'], { cwd });
+    onTestFinished(() => void child.kill('SIGKILL')); // a failed expectation must not leave the server running
+    let log = '';
+    const first = await new Promise<any>((done, fail) => {
+      child.stderr.on('data', (chunk) => {
+        log += chunk;
+        if (log.includes('\n')) done(JSON.parse(log.split('\n')[0]!));
+      });
+      child.on('exit', (code) => fail(new Error(`exited ${code}: ${log}`)));
+    });
+    const exited = new Promise<number | null>((done) => child.on('exit', (code) => done(code)));
+    const caFile = join(cwd, 'certs', 'ca.crt');
+    const ipv6 = Object.values(networkInterfaces()).some((addresses) => addresses?.some((a) => a.address === '::1'));
+    const { port, probePort } = first;
+    expect(first.msg).toBe(
+      `fleetgate webhook serving https://localhost:${port} (listening on ${ipv6 ? 'every IPv6 and IPv4 address' : 'every IPv4 address'}); ` +
+        `CA bundle at ${caFile} (generated development certificates for localhost, 127.0.0.1, ::1); ` +
+        `probes on http://localhost:${probePort}/readyz, metrics on http://localhost:${probePort}/metrics`,
+    );
+    const ca = readFileSync(caFile);
+    // No servername: each host is checked against the certificate as a client that dials it would.
+    const status = (host: string) =>
+      new Promise<number>((done, fail) => {
+        request({ host, port, path: '/healthz', method: 'GET', ca }, (res) => (res.resume(), done(res.statusCode ?? 0))).on('error', fail).end();
+      });
+    for (const host of ['localhost', '127.0.0.1', ...(ipv6 ? ['::1'] : [])]) expect(await status(host), host).toBe(404);
+    expect((await fetch(`http://localhost:${probePort}/readyz`)).status).toBe(200);
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
   });
 
   it('on SIGTERM drains a review still being received, then exits 0', async () => {

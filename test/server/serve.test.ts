@@ -76,6 +76,20 @@ describe('fleetgate serve', () => {
     expect((await post('/validate', reviewOf(cluster('NoSchedule')))).status).toBe(200);
   });
 
+  // RFC 9110 §8.3.1: type, subtype and parameter names are case-insensitive; parameters may follow.
+  it.each(['application/json', 'Application/JSON', 'APPLICATION/JSON', 'application/json; charset=utf-8', 'application/json;charset=UTF-8', 'Application/Json ; Charset="utf-8"'])(
+    'takes a review sent as %s',
+    async (type) => {
+      expect(await post('/validate', reviewOf(cluster('NoSchedule')), type)).toMatchObject({ status: 200, json: { response: { allowed: true } } });
+    },
+  );
+
+  it.each(['application/jsonx', 'application/x-json', 'text/json', 'application/json-patch+json', 'application/yaml', ''])('refuses a review sent as "%s" with 400', async (type) => {
+    const { status, json } = await post('/validate', reviewOf(cluster('NoSchedule')), type);
+    expect(status).toBe(400);
+    expect(json.message).toContain('expected application/json');
+  });
+
   it('answers 413 above 7 MiB and keeps serving', async () => {
     const big = Buffer.alloc(7 * 1024 * 1024 + 10, 'a');
     const { status } = await post('/validate', big);

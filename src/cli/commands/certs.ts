@@ -41,10 +41,12 @@ Flags:
   --force         replace existing ca.crt, tls.crt, tls.key
 
 Examples:
-  fleetgate certs --out ./certs --dns fleetgate.karmada-system.svc --dns fleetgate.karmada-system.svc.cluster.local
-  CA_BUNDLE=$(fleetgate certs --out ./certs --dns localhost --ip 127.0.0.1 --ip ::1 --days 30)
-  kubectl -n karmada-system create secret tls fleetgate-serving-cert --cert=certs/tls.crt --key=certs/tls.key
-  fleetgate serve --cert-dir ./certs
+  fleetgate certs --out ./serving-certs --dns fleetgate.karmada-system.svc --dns fleetgate.karmada-system.svc.cluster.local
+  CA_BUNDLE=$(fleetgate certs --out ./serving-certs --dns localhost --ip 127.0.0.1 --ip ::1 --days 30)
+  kubectl -n karmada-system create secret tls fleetgate-serving-cert --cert=serving-certs/tls.crt --key=serving-certs/tls.key
+  fleetgate serve --cert-dir ./serving-certs
+
+(./certs is where a flag-less 'fleetgate serve' keeps its own development certificates.)
 
 Exit codes: 0 written, 1 refused to overwrite or could not create the certificates,
 2 usage or I/O error.

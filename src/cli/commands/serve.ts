@@ -10,8 +10,11 @@ Runs the HTTPS admission webhook.
 Flags:
   --port N                    webhook HTTPS port (default 8443)
   --probe-port N              plain-HTTP port for /healthz, /readyz, /livez, /metrics (default 8000)
-  --bind-address ADDR         address to listen on (default 0.0.0.0)
+  --bind-address ADDR         address to listen on (default: every IPv6 and IPv4 address,
+                              or every IPv4 address where IPv6 is off)
   --cert-dir DIR              directory holding tls.crt and tls.key
+  --dev-cert-dir DIR          where development certificates are kept when no certificate
+                              is given (default ./certs)
   --tls-cert-file FILE        serving certificate (with --tls-private-key-file)
   --tls-private-key-file FILE serving private key
   --tls-min-version V         1.2 (default) or 1.3
@@ -25,15 +28,33 @@ Flags:
   --context-failure-policy P  fail (default: deny when lookups fail or time out) or ignore
                               (allow with a warning)
   --log-level LEVEL           debug, info (default), warn, error
+  --log-format FORMAT         text (default on a terminal) or json (default otherwise:
+                              one JSON object a line)
   --allow-no-execute-taint-policy=false
                               forbid NoExecute ClusterTaintPolicy taints (Karmada's default)
 
-With no certificate flags, a development CA and serving certificate for localhost are
-generated into ./certs on first start and reused afterwards.
+With no certificate flags, a development CA and a serving certificate for localhost,
+127.0.0.1 and ::1 are generated into ./certs (or --dev-cert-dir) on first start and
+reused afterwards; certificates found there for other names are never overwritten.
+The first log line gives the webhook's URL, the CA file to trust and the probe URL.
 
 Example:
   fleetgate serve --cert-dir /var/serving-cert --group-domain karmada.io
 `;
+
+/** Log lines as sentences for a person at a terminal: time, level, message, then any details. */
+async function textLines(io: CliIO): Promise<(line: string) => void> {
+  // Loaded only for text: a server logging JSON (in a container, under a supervisor) never needs it.
+  const { prettyFactory } = (await import('pino-pretty')).default;
+  const pretty = prettyFactory({
+    colorize: io.stderrIsTTY === true,
+    singleLine: true,
+    translateTime: 'SYS:HH:MM:ss',
+    // The start-up line says all of these in its sentence already.
+    ignore: 'pid,hostname,port,probePort,address,groupDomain,caBundle',
+  });
+  return (line) => io.stderr(pretty(line));
+}
 
 async function run(args: string[], io: CliIO): Promise<number> {
   const parsed = parseFlags('serve', io, {
@@ -55,6 +76,8 @@ async function run(args: string[], io: CliIO): Promise<number> {
       'in-cluster': { type: 'boolean' },
       'context-failure-policy': { type: 'string' },
       'log-level': { type: 'string' },
+      'log-format': { type: 'string' },
+      'dev-cert-dir': { type: 'string' },
     },
   });
   if (!parsed) return 2;
@@ -83,12 +106,15 @@ async function run(args: string[], io: CliIO): Promise<number> {
   if (domainProblem) return usage(domainProblem);
   const level = values['log-level'] ?? 'info';
   if (!['debug', 'info', 'warn', 'error'].includes(level)) return usage(`--log-level must be debug, info, warn or error, got "${level}"`);
+  const format = values['log-format'] ?? (io.stderrIsTTY ? 'text' : 'json');
+  if (format !== 'text' && format !== 'json') return usage(`--log-format must be text or json, got "${format}"`);
   try {
     const server = await serve({
       port: webhookPort,
       probePort,
       bindAddress: values['bind-address'],
       certDir: values['cert-dir'],
+      devCertDir: values['dev-cert-dir'],
       tlsCertFile: values['tls-cert-file'],
       tlsPrivateKeyFile: values['tls-private-key-file'],
       tlsMinVersion: minVersion === '1.3' ? 'TLSv1.3' : 'TLSv1.2',
@@ -99,7 +125,7 @@ async function run(args: string[], io: CliIO): Promise<number> {
       kubeconfig: values.kubeconfig,
       inCluster: values['in-cluster'],
       contextFailurePolicy: policy,
-      logger: pino({ level }, { write: (line: string) => io.stderr(line) }),
+      logger: pino({ level }, { write: format === 'json' ? (line: string) => io.stderr(line) : await textLines(io) }),
     });
     io.onServe?.(server);
     return 0;
