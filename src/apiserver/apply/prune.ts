@@ -46,5 +46,5 @@ export function prune(merged: unknown, lastApplied: FieldSet | undefined, manage
   // Put back what someone owns: take from the merged object only what neither survived nor is owned.
   const ownedBack = removeItems(merged, mergedSet.difference(named(removedOnce).union(withNamedFields(owned, topology))), topology);
   // Remove only what the applier owned last time; what nobody ever owned stays.
-  return removeItems(merged, mergedSet.difference(named(ownedBack)).intersection(last), topology, true);
+  return removeItems(merged, mergedSet.difference(named(ownedBack)).intersection(last), topology);
 }

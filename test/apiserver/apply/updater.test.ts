@@ -206,13 +206,14 @@ describe('maps and structs', () => {
   });
 
   it('remove a map entry the applier owned although another manager owns a field inside it', () => {
-    // The entry itself (a map key) was the applier's alone, so it goes with what is in it.
+    // The entry itself (a map key) was the applier's alone, so it goes with what is in it. The
+    // map left empty becomes null, as structured-merge-diff leaves it: the server drops the null.
     const s = run(structs, [
-      { apply: { deep: { e: { p: 'p' } } }, by: 'alice' },
-      { update: { deep: { e: { p: 'p', q: 'q' } } }, by: 'controller' },
-      { apply: {}, by: 'alice' },
+      { apply: { a: 'a', deep: { e: { p: 'p' } } }, by: 'alice' },
+      { update: { a: 'a', deep: { e: { p: 'p', q: 'q' } } }, by: 'controller' },
+      { apply: { a: 'a' }, by: 'alice' },
     ]);
-    expect(s.object).toEqual({});
+    expect(s.object).toEqual({ a: 'a', deep: null });
   });
 });
 
@@ -267,10 +268,11 @@ describe('set lists', () => {
   it('own no item and prune nothing owned by others when an empty set is applied', () => {
     const s = run(sets, [
       { apply: { list: ['a'] }, by: 'alice' },
+      { update: { list: ['a', 'b'] }, by: 'controller' },
       { apply: { list: [] }, by: 'alice' },
     ]);
-    expect(s.object).toEqual({});
-    expect(owned(s)).toEqual({});
+    expect(s.object).toEqual({ list: ['b'] });
+    expect(owned(s)).toEqual({ controller: ['.list[="b"]'] });
   });
 
   it('refuse an applied set naming an item twice, and maps or null as items', () => {
