@@ -96,12 +96,12 @@ export function applyConfiguration(
   const last = managers.get(manager);
   const applied = filter(toFieldSet(config, schema.topology), schema.reset);
   managers.set(manager, { set: applied, apiVersion: schema.apiVersion, applied: true });
-  const merged = prune(
-    mergeValues(live, config, schema.topology),
-    last?.set,
-    [...managers.values()].map((vs) => vs.set),
-    schema.topology,
-  );
+  let merged = mergeValues(live, config, schema.topology);
+  // Pruning removes only fields the applier owned before and does not apply now: when it still
+  // applies all of them there is nothing to remove, and the walks can be skipped.
+  if (last && !last.set.difference(applied).empty()) {
+    merged = prune(merged, last.set, [...managers.values()].map((vs) => vs.set), schema.topology);
+  }
   const taken = takeChanged(live, merged, managers, manager, force, schema);
   if (taken instanceof ApplyConflicts) return taken;
   return { object: sameJson(live, merged) ? undefined : merged, managers };
