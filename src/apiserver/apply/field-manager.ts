@@ -50,40 +50,34 @@ export interface Applied {
   readonly managed: Managed;
 }
 
-/**
- * An apply. `live` is the stored object without its managedFields, or for a create the empty
- * object (apiVersion and kind); `managed` its decoded managed fields.
- */
-export function applyWithManagers(
-  live: Record<string, unknown>,
-  applied: Record<string, unknown>,
-  managed: Managed,
-  name: string,
-  force: boolean,
-  ep: Endpoint,
-  now: string,
-): Applied | ApplyConflicts {
-  const result = applyAllowingLastApplied(live, applied, managed, name, force, ep, now);
+/** One apply request, as the layers pass it down. */
+export interface ApplyCall {
+  /** The stored object without its managedFields, or for a create the empty object (apiVersion and kind). */
+  readonly live: Record<string, unknown>;
+  readonly applied: Record<string, unknown>;
+  /** The field manager's name. */
+  readonly name: string;
+  readonly force: boolean;
+  readonly ep: Endpoint;
+  /** RFC 3339, whole seconds. */
+  readonly now: string;
+}
+
+/** An apply, given the live object's decoded managed fields (left as they are). */
+export function applyWithManagers(call: ApplyCall, managed: Managed): Applied | ApplyConflicts {
+  const result = applyAllowingLastApplied(call, managed);
   if (result instanceof ApplyConflicts) return result;
-  if (name === LAST_APPLIED_MANAGER && hasLastApplied(result.object)) {
-    return { object: withLastApplied(result.object, lastAppliedValue(applied)), managed: result.managed };
+  if (call.name === LAST_APPLIED_MANAGER && hasLastApplied(result.object)) {
+    return { object: withLastApplied(result.object, lastAppliedValue(call.applied)), managed: result.managed };
   }
   return result;
 }
 
 /** LastAppliedManager: for `kubectl`, conflicts on values kubectl itself applied client-side force the apply. */
-function applyAllowingLastApplied(
-  live: Record<string, unknown>,
-  applied: Record<string, unknown>,
-  managed: Managed,
-  name: string,
-  force: boolean,
-  ep: Endpoint,
-  now: string,
-): Applied | ApplyConflicts {
-  const result = applyTrackingExisting(live, applied, copyManaged(managed), name, force, ep, now);
-  if (name !== LAST_APPLIED_MANAGER || !(result instanceof ApplyConflicts)) return result;
-  const allowed = fieldsStillAsLastApplied(live, ep.apiVersion, ep.topology);
+function applyAllowingLastApplied(call: ApplyCall, managed: Managed): Applied | ApplyConflicts {
+  const result = applyTrackingExisting(call, copyManaged(managed));
+  if (call.name !== LAST_APPLIED_MANAGER || !(result instanceof ApplyConflicts)) return result;
+  const allowed = fieldsStillAsLastApplied(call.live, call.ep.apiVersion, call.ep.topology);
   if (!allowed) return result;
   let conflicting = new FieldSet();
   for (const set of result.byManager.values()) conflicting = conflicting.union(set);
@@ -95,22 +89,15 @@ function applyAllowingLastApplied(
     }
     return new ApplyConflicts(rest);
   }
-  return applyTrackingExisting(live, applied, copyManaged(managed), name, true, ep, now);
+  return applyTrackingExisting({ ...call, force: true }, copyManaged(managed));
 }
 
 /** SkipNonApplied: an object nobody manages yet is first given, field by field, to `before-first-apply`. */
-function applyTrackingExisting(
-  live: Record<string, unknown>,
-  applied: Record<string, unknown>,
-  managed: Managed,
-  name: string,
-  force: boolean,
-  ep: Endpoint,
-  now: string,
-): Applied | ApplyConflicts {
+function applyTrackingExisting(call: ApplyCall, managed: Managed): Applied | ApplyConflicts {
+  const { live, ep, now } = call;
   if (managed.sets.size === 0) updateCapped({ apiVersion: ep.apiVersion, kind: ep.kind }, live, managed, BEFORE_FIRST_APPLY, ep, now);
-  const id = identifier(name, 'Apply', ep);
-  const outcome = applyConfiguration(live, applied, managed.sets, id, force, ep);
+  const id = identifier(call.name, 'Apply', ep);
+  const outcome = applyConfiguration(live, call.applied, managed.sets, id, call.force, ep);
   if (outcome instanceof ApplyConflicts) return outcome;
   const result: Managed = { sets: outcome.managers, times: managed.times };
   strip(result, id);

@@ -128,7 +128,7 @@ function applyChecked(req: ApplyRequest): ApplyResult {
     throw err;
   }
 
-  const result = applyWithManagers(live, applied, managed, req.manager, req.force, endpoint(kind, req.subresource), formatTime(req.now));
+  const result = applyWithManagers({ live, applied, name: req.manager, force: req.force, ep: endpoint(kind, req.subresource), now: formatTime(req.now) }, managed);
   if (result instanceof ApplyConflicts) return { ok: false, status: conflictStatus(listConflicts(result.byManager)) };
   const identified = checkIdentity(result.object, req.name, req.namespace);
   if (!identified.ok) return identified;
