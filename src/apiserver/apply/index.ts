@@ -221,8 +221,9 @@ function writtenOrStoredManaged(req: UpdateRequest): Managed {
   };
   if (req.subresource) return stored();
   const written = metadataOf(req.updated)?.managedFields;
-  if (managedFieldsShapeError(written) === undefined && isResetRequest(written)) return emptyManaged();
-  if (!Array.isArray(written) || managedFieldsShapeError(written) !== undefined) return stored();
+  // kube reads no entries from a list holding anything but objects of the right shape.
+  if (!Array.isArray(written) || managedFieldsShapeError(written) !== undefined || !written.every(isRecord)) return stored();
+  if (isResetRequest(written)) return emptyManaged();
   try {
     const managed = decodeManagedFields(readEntries(written));
     return managed.sets.size > 0 ? managed : stored();

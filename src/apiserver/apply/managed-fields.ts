@@ -139,7 +139,7 @@ export function normalizeTime(time: string): string {
 
 export const formatTime = (date: Date): string => `${date.toISOString().slice(0, 19)}Z`;
 
-const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
+const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
 
 /**
  * Why written `managedFields` would not decode into Go's types at all (kube then answers 422 for
@@ -161,7 +161,7 @@ export function managedFieldsShapeError(value: unknown): string | undefined {
       }
     }
     const time = entry.time;
-    if (time !== undefined && time !== null && (typeof time !== 'string' || (time !== '' && !RFC3339.test(time)))) {
+    if (time !== undefined && time !== null && (typeof time !== 'string' || !RFC3339.test(time))) {
       return typeof time === 'string' ? `parsing time ${JSON.stringify(time)} as "2006-01-02T15:04:05Z07:00": cannot parse ${JSON.stringify(time)} as "2006"` : `json: cannot unmarshal ${goKind(time)} into Go struct field ManagedFieldsEntry.managedFields.time of type string`;
     }
   }
@@ -190,9 +190,12 @@ export function readEntries(value: readonly unknown[]): ManagedFieldsEntry[] {
   });
 }
 
-/** Whether written entries ask to clear the managed fields: `[]`, or one empty entry. */
+/**
+ * Whether written entries ask to clear the managed fields: `[]`, or one empty entry. (A null entry
+ * is no entry: kube then reads no managedFields at all, and keeps the stored ones.)
+ */
 export function isResetRequest(value: unknown): boolean {
   if (!Array.isArray(value)) return false;
   if (value.length === 0) return true;
-  return value.length === 1 && (value[0] === null || (isRecord(value[0]) && readEntries(value).every((e) => Object.keys(e).length === 0)));
+  return value.length === 1 && isRecord(value[0]) && Object.keys(readEntries(value)[0]!).length === 0;
 }

@@ -326,6 +326,8 @@ describe('update tracking', () => {
       [{ manager: 'x', operation: 'Apply', apiVersion: API, fieldsType: 'FieldsV2', fieldsV1: {} }],
       [{ manager: 'x', operation: 'Apply', apiVersion: API, fieldsType: 'FieldsV1', fieldsV1: { 'f:a': 7 } }],
       [{ manager: 7 }],
+      [null],
+      [{ manager: 'x', operation: 'Apply', apiVersion: API, time: '', fieldsType: 'FieldsV1', fieldsV1: {} }],
     ];
     for (const managedFields of bad) {
       const kept = trackUpdate({ live, updated: { ...live, metadata: { ...(live.metadata as Obj), managedFields } }, manager: 'kubectl', kind: CLUSTER, now: at(2) });
@@ -340,6 +342,7 @@ describe('update tracking', () => {
     expect(managedFieldsShapeError([{ manager: 7 }])).toBe('json: cannot unmarshal number into Go struct field ManagedFieldsEntry.managedFields.manager of type string');
     expect(managedFieldsShapeError('x')).toBe('json: cannot unmarshal string into Go struct field ObjectMeta.managedFields of type []v1.ManagedFieldsEntry');
     expect(managedFieldsShapeError([{ operation: 'Apply', time: 'yesterday' }])).toContain('parsing time "yesterday"');
+    expect(managedFieldsShapeError([{ time: '2026-01-01t00:00:00z' }])).toContain('parsing time');
     expect(managedFieldsShapeError([{ manager: 'm', time: '2026-01-01T00:00:00Z', fieldsV1: { any: 1 } }])).toBeUndefined();
   });
 });
