@@ -1,7 +1,7 @@
 /** Cluster (cluster.<domain>/v1alpha1, cluster-scoped): a member cluster. */
 import { isIP } from 'node:net';
 import {
-  Arr, Bool, Condition, Enum, Int32, LocalSecretReference, Obj, Opt, QuantityMap, Quantity, ReqStr, Str, StrList, StringMap, Taint, envelope,
+  Arr, Bool, Conditions, Enum, Int32, LocalSecretReference, Obj, Opt, QuantityMap, Quantity, ReqStr, Str, StrList, StringMap, Taint, envelope, listMap,
   type Static,
 } from './_shared/schema.js';
 import { add, addWarning, addUnlessStored, checkConditions, checkTaintsUnique, checkUnique, child, index, isInt32, isRecord, isString, list, record, warnRepeats } from './_shared/checks.js';
@@ -34,13 +34,14 @@ const ClusterSpec = Obj({
   zones: Opt(Arr(Str({ format: 'label-value' }))),
   proxyURL: Opt(Str()),
   proxyHeader: Opt(StringMap()),
-  taints: Opt(Arr(Taint)),
+  // A taint is identified by its key and effect (kube's own rule for node taints).
+  taints: Opt(Arr(Taint, listMap('key', 'effect'))),
   resourceModels: Opt(Arr(ResourceModel)),
 });
 
 const ClusterStatus = Obj({
   apiEnablements: Opt(Arr(Obj({ groupVersion: ReqStr(), resources: Opt(Arr(Obj({ kind: ReqStr(), name: ReqStr() }))) }))),
-  conditions: Opt(Arr(Condition)),
+  conditions: Opt(Conditions()),
   kubernetesVersion: Opt(Str()),
   nodeSummary: Opt(Obj({ readyNum: Opt(Int32({ minimum: 0 })), totalNum: Opt(Int32({ minimum: 0 })) })),
   remedyActions: Opt(StrList()),

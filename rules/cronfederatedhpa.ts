@@ -1,5 +1,5 @@
 /** CronFederatedHPA (autoscaling.<domain>/v1alpha1, namespaced): cron rules that scale a target or a FederatedHPA's bounds. */
-import { Arr, Bool, Int32, INT32_MAX, INT32_MIN, Obj, Opt, ReqStr, Str, Time, envelope, type Static } from './_shared/schema.js';
+import { Arr, Bool, Int32, INT32_MAX, INT32_MIN, Obj, Opt, ReqStr, Str, Time, envelope, listMap, type Static } from './_shared/schema.js';
 import { add, addWarning, checkUnique, child, fingerprint, fingerprints, index, type Fingerprints, isInt, isRecord, isString, judgedSpec, list, record } from './_shared/checks.js';
 import { duplicate, forbidden, invalid, required } from '../src/field.js';
 import { pathSegmentName } from '../src/checks/names.js';
@@ -46,7 +46,8 @@ const ExecutionHistory = Obj({
   failedExecutions: Opt(Arr(FailedExecution)),
 });
 
-const CronFederatedHPASpec = Obj({ scaleTargetRef: ScaleTargetRef, rules: Arr(CronFederatedHPARule) });
+// Rules are named, and their names are unique: server-side apply merges them by name.
+const CronFederatedHPASpec = Obj({ scaleTargetRef: ScaleTargetRef, rules: Arr(CronFederatedHPARule, listMap('name')) });
 const CronFederatedHPAStatus = Obj({ executionHistories: Opt(Arr(ExecutionHistory)) });
 
 export const schema = Obj({ ...envelope, spec: CronFederatedHPASpec, status: Opt(CronFederatedHPAStatus) });
