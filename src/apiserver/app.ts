@@ -1,0 +1,299 @@
+/**
+ * The HTTP layer of `fleetgate apiserver` (Koa + @koa/router): the spec's Endpoints for every served
+ * resource, under `/apis/<group>/<version>/…`. It reads requests (paths, query options, bodies,
+ * media types), hands them to the resource's registry, and writes kube-apiserver's answers: the
+ * object or list, a Status on failure, `Warning: 299` headers, a watch stream.
+ */
+import Koa from 'koa';
+import Router from '@koa/router';
+import type { Logger } from 'pino';
+import { DEFAULT_GROUP_DOMAIN, type Lookups, type RuleOptions } from '../index.js';
+import type { Storage } from './storage/storage.js';
+import { servedResources, collectionPrefix, type Resource } from './resources.js';
+import { Registry, type FieldManager } from './registry.js';
+import { ApiError, badRequest, deleteCollectionSuccess, deleteSuccess, internalError, invalid, methodNotAllowed, pathNotFound, type Status } from './status.js';
+import { decodeJson, readBody, MAX_REQUEST_BYTES } from './body.js';
+import { cannotBeHandled } from './admission.js';
+import { deleteOptions, param, writeOptions, type Query } from './request.js';
+import { applyNotSupported, patcher, patchTypeOf } from './patch.js';
+import { encodeContinue, parseListQuery } from './list-query.js';
+import { WatchSet, serveWatch } from './watch.js';
+import { isRecordValue, type JsonObject } from './json.js';
+import { nameOf, namespaceOf } from './objects.js';
+import { warningHeaders } from './warnings.js';
+import { storeLookups } from './lookups.js';
+
+export interface ApiServerAppOptions extends RuleOptions {
+  storage: Storage;
+  groupDomain?: string;
+  logger?: Logger;
+  /** Authenticates a request; false answers 401. Absent: every request is let in (loopback). */
+  authenticate?: (ctx: Koa.Context) => boolean;
+  /** True once the server is shutting down: answers then carry `Connection: close`. */
+  draining?: () => boolean;
+  maxBodyBytes?: number;
+  now?: () => Date;
+  /** How long a watch with no `timeoutSeconds` runs: kube-apiserver's 1800 s to twice that, at random. */
+  minRequestTimeoutSeconds?: number;
+  /** How often a watch with `allowWatchBookmarks` gets a BOOKMARK (kube-apiserver: about a minute). */
+  bookmarkIntervalMs?: number;
+  /** managedFields for Update operations (issue 24). */
+  fieldManager?: FieldManager;
+  /** Overrides the lookups answered from this server's own store (tests). */
+  lookups?: Lookups;
+  /** Routes served beside the resources: discovery, OpenAPI (see discovery.ts). */
+  extraRoutes?: (router: Router) => void;
+}
+
+export interface ApiServerApp {
+  app: Koa;
+  registries: Map<string, Registry>;
+  /** Ends every running watch cleanly (their clients see the stream end and re-watch). */
+  endWatches(): void;
+}
+
+export function createApiServerApp(options: ApiServerAppOptions): ApiServerApp {
+  const groupDomain = options.groupDomain ?? DEFAULT_GROUP_DOMAIN;
+  const resources = servedResources(groupDomain);
+  const limit = options.maxBodyBytes ?? MAX_REQUEST_BYTES;
+  const logger = options.logger;
+  const registries = new Map<string, Registry>();
+  const lookups = options.lookups ?? storeLookups(options.storage, resources);
+  for (const resource of resources) {
+    const registry = new Registry(resource, {
+      storage: options.storage,
+      admission: { groupDomain, lookups, allowNoExecuteTaintPolicy: options.allowNoExecuteTaintPolicy },
+      now: options.now,
+      fieldManager: options.fieldManager,
+    });
+    registries.set(`${resource.group}/${resource.plural}`, registry);
+  }
+  const watches = new WatchSet();
+  const app = new Koa();
+  const router = new Router({ sensitive: true, strict: true });
+
+  app.use(async (ctx, next) => {
+    try {
+      if (options.authenticate && !options.authenticate(ctx)) throw new ApiError({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'Unauthorized', reason: 'Unauthorized', code: 401 });
+      await next();
+      if (ctx.status === 404 && ctx.body === undefined) throw pathNotFound();
+    } catch (err) {
+      const status = err instanceof ApiError ? err.status : logInternal(err, ctx);
+      respond(ctx, status.code ?? 500, status);
+    } finally {
+      if (options.draining?.() && !ctx.headerSent) ctx.set('Connection', 'close');
+    }
+  });
+
+  function logInternal(err: unknown, ctx: Koa.Context): Status {
+    // The error's text, never the request's body: it may carry object contents.
+    logger?.error({ err: (err as Error)?.message, method: ctx.method, path: ctx.path }, 'internal error');
+    return internalError().status;
+  }
+
+  for (const resource of resources) {
+    const registry = registries.get(`${resource.group}/${resource.plural}`)!;
+    const base = `/apis/${resource.group}/${resource.version}`;
+    const collection = resource.namespaced ? `${base}/namespaces/:namespace/${resource.plural}` : `${base}/${resource.plural}`;
+    const item = `${collection}/:name`;
+    const status = `${item}/status`;
+
+    router.get(collection, (ctx) => list(ctx, registry, ctx.params.namespace));
+    if (resource.namespaced) router.get(`${base}/${resource.plural}`, (ctx) => list(ctx, registry, undefined));
+    router.post(collection, (ctx) => create(ctx, registry, ctx.params.namespace));
+    router.delete(collection, (ctx) => deleteCollection(ctx, registry, ctx.params.namespace));
+    router.get(item, (ctx) => get(ctx, registry, ctx.params.namespace, ctx.params.name!));
+    router.put(item, (ctx) => update(ctx, registry, ctx.params.namespace, ctx.params.name!, undefined));
+    router.patch(item, (ctx) => patch(ctx, registry, ctx.params.namespace, ctx.params.name!, undefined));
+    router.delete(item, (ctx) => remove(ctx, registry, ctx.params.namespace, ctx.params.name!));
+    router.get(status, (ctx) => get(ctx, registry, ctx.params.namespace, ctx.params.name!));
+    router.put(status, (ctx) => update(ctx, registry, ctx.params.namespace, ctx.params.name!, 'status'));
+    router.patch(status, (ctx) => patch(ctx, registry, ctx.params.namespace, ctx.params.name!, 'status'));
+    // Any other method on a served path: kube-apiserver's 405.
+    for (const path of [collection, item, status, ...(resource.namespaced ? [`${base}/${resource.plural}`] : [])]) {
+      router.all(path, () => {
+        throw methodNotAllowed();
+      });
+    }
+  }
+  options.extraRoutes?.(router);
+
+  async function get(ctx: Koa.Context, registry: Registry, namespace: string | undefined, name: string): Promise<void> {
+    const object = await registry.get(namespace, name);
+    respond(ctx, 200, object);
+  }
+
+  async function list(ctx: Koa.Context, registry: Registry, namespace: string | undefined): Promise<void> {
+    const query = parseListQuery(ctx.query as Query);
+    if (query.watch) {
+      await serveWatch(ctx, registry, namespace, query, {
+        watches,
+        minTimeoutSeconds: options.minRequestTimeoutSeconds ?? 1800,
+        bookmarkIntervalMs: options.bookmarkIntervalMs ?? 60_000,
+        logger,
+      });
+      return;
+    }
+    const resource = registry.resource;
+    const prefix = collectionPrefix(resource, namespace);
+    const revision = query.continueFrom?.revision ?? (query.resourceVersionMatch === 'Exact' && query.resourceVersion ? Number(query.resourceVersion) : undefined);
+    const result = await options.storage
+      .list(prefix, {
+        ...(revision !== undefined ? { revision } : {}),
+        ...(query.continueFrom ? { startKey: prefix + query.continueFrom.startKey } : {}),
+        ...(query.limit ? { limit: query.limit } : {}),
+        ...(query.predicate ? { predicate: query.predicate } : {}),
+      })
+      .catch(registry.storageError(''));
+    const metadata: JsonObject = { resourceVersion: String(result.revision) };
+    if (result.continueKey !== undefined) {
+      metadata.continue = encodeContinue(result.revision, result.continueKey.slice(prefix.length));
+      if (result.remainingItemCount !== undefined) metadata.remainingItemCount = result.remainingItemCount;
+    }
+    respond(ctx, 200, { apiVersion: resource.apiVersion, kind: resource.listKind, metadata, items: result.items });
+  }
+
+  async function create(ctx: Koa.Context, registry: Registry, namespace: string | undefined): Promise<void> {
+    const resource = registry.resource;
+    const write = writeOptions('CreateOptions', ctx.query as Query, ctx.get('user-agent'));
+    const body = await readObject(ctx, resource, write.fieldValidation !== 'Ignore');
+    checkNamespace(body.object, namespace);
+    const result = await registry.create(namespace, body.object, { ...write, duplicates: body.duplicates, strictFailure: cannotBeHandled(resource) });
+    warn(ctx, result.warnings);
+    respond(ctx, 201, result.object);
+  }
+
+  async function update(ctx: Koa.Context, registry: Registry, namespace: string | undefined, name: string, subResource: 'status' | undefined): Promise<void> {
+    const resource = registry.resource;
+    const write = writeOptions('UpdateOptions', ctx.query as Query, ctx.get('user-agent'));
+    const body = await readObject(ctx, resource, write.fieldValidation !== 'Ignore');
+    const bodyName = nameOf(body.object) ?? '';
+    if (bodyName !== name) throw badRequest(`the name of the object (${bodyName}) does not match the name on the URL (${name})`);
+    checkNamespace(body.object, namespace);
+    if (namespace !== undefined) (body.object.metadata as JsonObject).namespace = namespace;
+    const result = await registry.update(namespace, name, () => structuredClone(body.object), { ...write, duplicates: body.duplicates, strictFailure: cannotBeHandled(resource) }, subResource, false);
+    warn(ctx, result.warnings);
+    respond(ctx, 200, result.object);
+  }
+
+  async function patch(ctx: Koa.Context, registry: Registry, namespace: string | undefined, name: string, subResource: 'status' | undefined): Promise<void> {
+    const type = patchTypeOf(ctx.get('content-type'));
+    if (type === 'apply') throw applyNotSupported();
+    const write = writeOptions('PatchOptions', ctx.query as Query, ctx.get('user-agent'));
+    const text = await readBody(ctx.req, limit);
+    const decoded = decodeJson(text, 'the patch', type === 'merge' && write.fieldValidation !== 'Ignore');
+    const apply = patcher(type, decoded.value);
+    const result = await registry.update(
+      namespace,
+      name,
+      (current) => {
+        const patched = apply(current);
+        // A patch that moves the object out of the URL's namespace is refused as a PUT would be.
+        if (namespace !== undefined && isRecordValue(patched.metadata) && patched.metadata.namespace !== namespace) checkNamespace(patched, namespace);
+        return patched;
+      },
+      { ...write, duplicates: decoded.duplicates, strictFailure: patchStrictFailure },
+      subResource,
+      true,
+    );
+    warn(ctx, result.warnings);
+    respond(ctx, 200, result.object);
+  }
+
+  async function remove(ctx: Koa.Context, registry: Registry, namespace: string | undefined, name: string): Promise<void> {
+    const options = deleteOptions(await optionalBody(ctx), ctx.query as Query, registry.resource.ignoreStoreReadErrorParameter);
+    if (options.ignoreStoreReadError) throw corruptOnly();
+    const result = await registry.delete(namespace, name, { dryRun: options.dryRun, ...(options.preconditions ? { preconditions: options.preconditions } : {}) });
+    if (!result.deleted) respond(ctx, 200, result.object);
+    else respond(ctx, 200, deleteSuccess(registry.resource, name, (result.object.metadata as JsonObject | undefined)?.uid));
+  }
+
+  async function deleteCollection(ctx: Koa.Context, registry: Registry, namespace: string | undefined): Promise<void> {
+    const resource = registry.resource;
+    const deletion = deleteOptions(await optionalBody(ctx), ctx.query as Query, resource.ignoreStoreReadErrorParameter);
+    if (deletion.ignoreStoreReadError) throw corruptOnly();
+    const query = parseListQuery(ctx.query as Query);
+    if (query.watch) throw badRequest('watch is not a parameter of deletecollection');
+    const prefix = collectionPrefix(resource, namespace);
+    const listed = await options.storage
+      .list(prefix, {
+        ...(query.continueFrom ? { revision: query.continueFrom.revision, startKey: prefix + query.continueFrom.startKey } : {}),
+        ...(query.limit ? { limit: query.limit } : {}),
+        ...(query.predicate ? { predicate: query.predicate } : {}),
+      })
+      .catch(registry.storageError(''));
+    for (const item of listed.items) {
+      const name = nameOf(item)!;
+      try {
+        await registry.delete(namespaceOf(item), name, { dryRun: deletion.dryRun });
+      } catch (err) {
+        // Gone meanwhile: that is what was asked for.
+        if (!(err instanceof ApiError && err.code === 404)) throw err;
+      }
+    }
+    respond(ctx, 200, deleteCollectionSuccess(resource));
+  }
+
+  /** kube-apiserver's answer when the unsafe delete is asked for an object it can read. */
+  const corruptOnly = () =>
+    invalid({ group: 'meta.k8s.io', kind: 'DeleteOptions' }, '', [
+      {
+        type: 'FieldValueInvalid',
+        field: 'ignoreStoreReadErrorWithClusterBreakingPotential',
+        message: 'Invalid value: true: is exclusively used to delete corrupt object(s), try again by removing this option',
+      },
+    ]);
+
+  async function optionalBody(ctx: Koa.Context): Promise<unknown> {
+    const text = await readBody(ctx.req, limit);
+    if (text.trim() === '') return undefined;
+    return decodeJson(text, 'DeleteOptions', false).value;
+  }
+
+  /** The body of a create or update: an object of the resource's kind and version (400 otherwise, as kube-apiserver's decoder answers). */
+  async function readObject(ctx: Koa.Context, resource: Resource, findDuplicates: boolean): Promise<{ object: JsonObject; duplicates: string[] }> {
+    const type = (ctx.get('content-type') || 'application/json').split(';')[0]!.trim().toLowerCase();
+    if (type !== 'application/json') throw new ApiError({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: `the body of the request was in an unknown format - accepted media types include: application/json`, reason: 'UnsupportedMediaType', code: 415 });
+    const text = await readBody(ctx.req, limit);
+    const what = `${resource.kind} in version "${resource.version}" cannot be handled as a ${resource.kind}`;
+    const decoded = decodeJson(text, what, findDuplicates);
+    const object = decoded.value;
+    if (!isRecordValue(object)) throw badRequest(`${what}: the body must be a JSON object`);
+    if (typeof object.kind !== 'string' || object.kind === '') throw badRequest(`Object 'Kind' is missing in '${shortBody(text)}'`);
+    if (object.apiVersion !== resource.apiVersion) {
+      throw badRequest(`the API version in the data (${String(object.apiVersion ?? '')}) does not match the expected API version (${resource.apiVersion})`);
+    }
+    if (object.kind !== resource.kind) throw badRequest(`the kind in the data (${object.kind}) does not match the expected kind (${resource.kind})`);
+    return { object, duplicates: decoded.duplicates };
+  }
+
+  function checkNamespace(object: JsonObject, namespace: string | undefined): void {
+    if (namespace === undefined) return;
+    const own = namespaceOf(object);
+    if (own !== undefined && own !== '' && own !== namespace) throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
+  }
+
+  function warn(ctx: Koa.Context, warnings: readonly string[]): void {
+    const headers = warningHeaders(warnings);
+    if (headers.length) ctx.set('Warning', headers);
+  }
+
+  function respond(ctx: Koa.Context, code: number, body: unknown): void {
+    ctx.status = code;
+    ctx.type = 'application/json';
+    ctx.body = param(ctx.query as Query, 'pretty') === 'true' ? `${JSON.stringify(body, null, 2)}\n` : JSON.stringify(body);
+  }
+
+  app.use(router.routes());
+  app.silent = true;
+  return { app, registries, endWatches: () => watches.endAll() };
+}
+
+/** A strict-decoding failure of a patch: 422 on the field `patch`, as kube-apiserver's patch handler words it. */
+function patchStrictFailure(problems: string): ApiError {
+  return invalid({ group: '', kind: '' }, '', [{ type: 'FieldValueInvalid', field: 'patch', message: `Invalid value: "the patched object": ${problems}` }]);
+}
+
+function shortBody(text: string): string {
+  return text.length > 256 ? `${text.slice(0, 256)}...` : text;
+}

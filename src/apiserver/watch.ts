@@ -1,0 +1,158 @@
+/**
+ * Watch streams as kube-apiserver serves them (apiserver `handlers/watch.go`, the cacher): HTTP 200,
+ * chunked, one `{"type":…,"object":…}` per line. Initial ADDED events (for a watch from no
+ * resourceVersion or "0", or `sendInitialEvents=true` ending in the initial-events-end BOOKMARK),
+ * then every change after the start revision; a filtered watch sees an object that starts
+ * matching as ADDED and one that stops as DELETED. A resourceVersion too old for the history is a
+ * single ERROR event (410 Expired) in a 200 stream. The stream ends at `timeoutSeconds` (with none,
+ * at a random time between 1× and 2× the minimum request timeout, as kube-apiserver: kubectl
+ * get -w does not reconnect, so there is no short default), when the client goes, when the server
+ * shuts down, or when storage ends a watcher that fell too far behind (its client re-watches).
+ * Writes wait for the socket to drain, so a slow client makes its storage watch fall behind, and
+ * storage ends it rather than buffer without bound.
+ */
+import type Koa from 'koa';
+import type { Logger } from 'pino';
+import { StorageError, type WatchEvent } from './storage/storage.js';
+import type { Registry } from './registry.js';
+import type { ListQuery } from './list-query.js';
+import { collectionPrefix } from './resources.js';
+import { badRequest, expired, type Status } from './status.js';
+import type { JsonObject } from './json.js';
+
+export interface WatchServing {
+  watches: WatchSet;
+  minTimeoutSeconds: number;
+  bookmarkIntervalMs: number;
+  logger?: Logger;
+  /** Turns an event's object into what is sent (a one-row Table for `kubectl get -w`); identity when absent. */
+  encodeObject?: (object: JsonObject, type: string) => unknown;
+}
+
+/** The running watches, so shutdown can end them cleanly. */
+export class WatchSet {
+  private readonly running = new Set<() => void>();
+  private closed = false;
+  /** Runs `end` at once once the set is closed: a watch that starts during shutdown ends as it starts. */
+  add(end: () => void): void {
+    if (this.closed) end();
+    else this.running.add(end);
+  }
+  delete(end: () => void): void {
+    this.running.delete(end);
+  }
+  get size(): number {
+    return this.running.size;
+  }
+  /** Ends every watch, and every watch that starts from now on. */
+  endAll(): void {
+    this.closed = true;
+    for (const end of [...this.running]) end();
+  }
+}
+
+export const INITIAL_EVENTS_END_ANNOTATION = 'k8s.io/initial-events-end';
+
+function startRevision(resourceVersion: string | undefined): number | undefined {
+  if (resourceVersion === undefined || resourceVersion === '' || resourceVersion === '0') return undefined;
+  if (!/^\d+$/.test(resourceVersion)) throw badRequest(`invalid resource version: ${JSON.stringify(resourceVersion)}`);
+  return Number(resourceVersion);
+}
+
+export async function serveWatch(ctx: Koa.Context, registry: Registry, namespace: string | undefined, query: ListQuery, serving: WatchServing): Promise<void> {
+  const resource = registry.resource;
+  const storage = registry.storageBackend;
+  const prefix = collectionPrefix(resource, namespace);
+  const matches = query.predicate ?? (() => true);
+  const requested = startRevision(query.resourceVersion);
+  // No resourceVersion (or "0"): the current state first, as synthetic ADDED events.
+  const initialEvents = query.sendInitialEvents ?? requested === undefined;
+
+  let initial: JsonObject[] = [];
+  let from: number;
+  if (initialEvents) {
+    const listed = await storage.list(prefix, { ...(query.predicate ? { predicate: query.predicate } : {}) }).catch(registry.storageError(''));
+    initial = listed.items;
+    from = requested !== undefined && query.sendInitialEvents ? Math.max(requested, listed.revision) : listed.revision;
+  } else from = requested ?? (await storage.currentRevision());
+
+  const res = ctx.res;
+  ctx.respond = false;
+  res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private', 'Transfer-Encoding': 'chunked' });
+  res.flushHeaders();
+
+  const encode = serving.encodeObject ?? ((o: JsonObject) => o);
+  let open = true;
+  const send = async (type: string, object: unknown): Promise<void> => {
+    if (!open) return;
+    if (!res.write(`${JSON.stringify({ type, object })}\n`)) {
+      await new Promise<void>((done) => {
+        const finish = () => {
+          res.off('drain', finish);
+          res.off('close', finish);
+          done();
+        };
+        res.on('drain', finish);
+        res.on('close', finish);
+      });
+    }
+  };
+  const bookmark = (revision: number, annotations?: Record<string, string>) =>
+    send('BOOKMARK', { kind: resource.kind, apiVersion: resource.apiVersion, metadata: { resourceVersion: String(revision), ...(annotations ? { annotations } : {}) } });
+
+  for (const object of initial) await send('ADDED', encode(object, 'ADDED'));
+  if (query.sendInitialEvents) await bookmark(from, { [INITIAL_EVENTS_END_ANNOTATION]: 'true' });
+
+  const watch = storage.watch(prefix, { fromRevision: from });
+  const end = () => {
+    open = false;
+    watch.stop();
+  };
+  serving.watches.add(end);
+  const seconds = query.timeoutSeconds !== undefined && query.timeoutSeconds > 0 ? query.timeoutSeconds : serving.minTimeoutSeconds * (1 + Math.random());
+  const timer = setTimeout(end, seconds * 1000);
+  const bookmarks = query.allowWatchBookmarks ? setInterval(() => void bookmark(watch.progressRevision()), serving.bookmarkIntervalMs) : undefined;
+  res.once('close', end);
+  try {
+    for await (const event of watch) {
+      if (!open) break;
+      const out = filtered(event, matches);
+      if (out) await send(out.type, encode(out.object, out.type));
+    }
+  } catch (err) {
+    if (err instanceof StorageError && err.code === 'Expired') {
+      await send('ERROR', expiredStatus(from, err.revision));
+    } else if (!(err instanceof StorageError && err.code === 'TooSlow')) {
+      serving.logger?.warn({ err: (err as Error).message, resource: resource.qualifiedResource }, 'watch ended by an error');
+      await send('ERROR', { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'the watch ended: storage is unavailable', reason: 'ServiceUnavailable', code: 503 });
+    }
+  } finally {
+    clearTimeout(timer);
+    clearInterval(bookmarks);
+    serving.watches.delete(end);
+    res.off('close', end);
+    watch.stop();
+    if (!res.writableEnded) res.end();
+  }
+}
+
+function expiredStatus(requested: number, oldest: number | undefined): Status {
+  return expired(`too old resource version: ${requested} (${oldest ?? requested + 1})`).status;
+}
+
+/** An event as a watch with a selector sees it (apiserver `storage/etcd3/watcher.go` transform). */
+function filtered(event: WatchEvent, matches: (o: JsonObject) => boolean): { type: string; object: JsonObject } | undefined {
+  const now = matches(event.object);
+  if (event.type === 'ADDED') return now ? { type: 'ADDED', object: event.object } : undefined;
+  if (event.type === 'DELETED') return now ? { type: 'DELETED', object: event.object } : undefined;
+  const before = event.prevObject !== undefined && matches(event.prevObject);
+  if (now && before) return { type: 'MODIFIED', object: event.object };
+  if (now) return { type: 'ADDED', object: event.object };
+  if (before) {
+    // Its last matching state, at this change's revision, so a client resuming from it skips nothing.
+    const last = structuredClone(event.prevObject!);
+    (last.metadata as JsonObject).resourceVersion = String(event.revision);
+    return { type: 'DELETED', object: last };
+  }
+  return undefined;
+}
