@@ -7,7 +7,7 @@
 import { applyDefaults, validate, type Lookups, type Operation, type RuleOptions } from '../index.js';
 import { pruneUnknownFields } from './prune.js';
 import { badRequest, invalid, type ApiError } from './status.js';
-import type { Resource } from './resources.js';
+import type { ApiResource as Resource } from './resources.js';
 import type { JsonObject } from './json.js';
 
 export type FieldValidation = 'Strict' | 'Warn' | 'Ignore';
@@ -65,7 +65,7 @@ export async function admit(resource: Resource, request: AdmissionRequest, conte
     const name = typeof (object.metadata as JsonObject | undefined)?.name === 'string' ? ((object.metadata as JsonObject).name as string) : '';
     throw invalid({ group: resource.group, kind: resource.kind }, name, result.causes, result.truncated ? 'and more causes, not listed' : undefined);
   }
-  if (unknown.length) pruneUnknownFields(object, resource.rules.schema);
+  if (unknown.length) pruneUnknownFields(object, resource.schema);
   if (request.fieldValidation === 'Warn') warnings.push(...strictProblems);
   return { object, warnings };
 }

@@ -9,7 +9,8 @@ import Router from '@koa/router';
 import type { Logger } from 'pino';
 import { DEFAULT_GROUP_DOMAIN, type Lookups, type RuleOptions } from '../index.js';
 import type { Storage } from './storage/storage.js';
-import { servedResources, collectionPrefix, type Resource } from './resources.js';
+import { apiResources, type ApiResource as Resource } from './resources.js';
+import { collectionPrefix } from './keys.js';
 import { Registry, type FieldManager } from './registry.js';
 import { ApiError, badRequest, deleteCollectionSuccess, deleteSuccess, internalError, invalid, methodNotAllowed, pathNotFound, type Status } from './status.js';
 import { decodeJson, readBody, MAX_REQUEST_BYTES } from './body.js';
@@ -22,6 +23,8 @@ import { isRecordValue, type JsonObject } from './json.js';
 import { nameOf, namespaceOf } from './objects.js';
 import { warningHeaders } from './warnings.js';
 import { storeLookups } from './lookups.js';
+import { discoveryResponse, type VersionOptions } from './discovery.js';
+import { openApiResponse } from './openapi.js';
 
 export interface ApiServerAppOptions extends RuleOptions {
   storage: Storage;
@@ -41,7 +44,9 @@ export interface ApiServerAppOptions extends RuleOptions {
   fieldManager?: FieldManager;
   /** Overrides the lookups answered from this server's own store (tests). */
   lookups?: Lookups;
-  /** Routes served beside the resources: discovery, OpenAPI (see discovery.ts). */
+  /** fleetgate's version, carried in `/version`'s gitVersion. */
+  version?: VersionOptions;
+  /** Routes served beside the resources (tests). */
   extraRoutes?: (router: Router) => void;
 }
 
@@ -54,7 +59,7 @@ export interface ApiServerApp {
 
 export function createApiServerApp(options: ApiServerAppOptions): ApiServerApp {
   const groupDomain = options.groupDomain ?? DEFAULT_GROUP_DOMAIN;
-  const resources = servedResources(groupDomain);
+  const resources = apiResources(groupDomain);
   const limit = options.maxBodyBytes ?? MAX_REQUEST_BYTES;
   const logger = options.logger;
   const registries = new Map<string, Registry>();
@@ -90,6 +95,24 @@ export function createApiServerApp(options: ApiServerAppOptions): ApiServerApp {
     logger?.error({ err: (err as Error)?.message, method: ctx.method, path: ctx.path }, 'internal error');
     return internalError().status;
   }
+
+  // Discovery and OpenAPI (apiserver-meta's documents), before the resources.
+  app.use(async (ctx, next) => {
+    if (ctx.method === 'GET' || ctx.method === 'HEAD') {
+      const ifNoneMatch = ctx.get('if-none-match') || undefined;
+      const accept = ctx.get('accept') || undefined;
+      const answer =
+        discoveryResponse({ path: ctx.path, accept, ifNoneMatch, groupDomain, serverAddress: ctx.host, ...(options.version ? { version: options.version } : {}) }) ??
+        openApiResponse({ path: ctx.path, hash: param(ctx.query as Query, 'hash'), accept, ifNoneMatch, groupDomain });
+      if (answer) {
+        ctx.status = answer.status;
+        ctx.set(answer.headers);
+        ctx.body = answer.body;
+        return;
+      }
+    }
+    await next();
+  });
 
   for (const resource of resources) {
     const registry = registries.get(`${resource.group}/${resource.plural}`)!;
@@ -150,7 +173,7 @@ export function createApiServerApp(options: ApiServerAppOptions): ApiServerApp {
       metadata.continue = encodeContinue(result.revision, result.continueKey.slice(prefix.length));
       if (result.remainingItemCount !== undefined) metadata.remainingItemCount = result.remainingItemCount;
     }
-    respond(ctx, 200, { apiVersion: resource.apiVersion, kind: resource.listKind, metadata, items: result.items });
+    respond(ctx, 200, { apiVersion: resource.groupVersion, kind: resource.listKind, metadata, items: result.items });
   }
 
   async function create(ctx: Koa.Context, registry: Registry, namespace: string | undefined): Promise<void> {
@@ -260,8 +283,8 @@ export function createApiServerApp(options: ApiServerAppOptions): ApiServerApp {
     const object = decoded.value;
     if (!isRecordValue(object)) throw badRequest(`${what}: the body must be a JSON object`);
     if (typeof object.kind !== 'string' || object.kind === '') throw badRequest(`Object 'Kind' is missing in '${shortBody(text)}'`);
-    if (object.apiVersion !== resource.apiVersion) {
-      throw badRequest(`the API version in the data (${String(object.apiVersion ?? '')}) does not match the expected API version (${resource.apiVersion})`);
+    if (object.apiVersion !== resource.groupVersion) {
+      throw badRequest(`the API version in the data (${String(object.apiVersion ?? '')}) does not match the expected API version (${resource.groupVersion})`);
     }
     if (object.kind !== resource.kind) throw badRequest(`the kind in the data (${object.kind}) does not match the expected kind (${resource.kind})`);
     return { object, duplicates: decoded.duplicates };

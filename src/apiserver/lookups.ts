@@ -10,7 +10,8 @@
  */
 import type { Lookups } from '../index.js';
 import type { Storage } from './storage/storage.js';
-import { collectionPrefix, type Resource } from './resources.js';
+import type { ApiResource as Resource } from './resources.js';
+import { collectionPrefix } from './keys.js';
 
 export function storeLookups(storage: Storage, resources: readonly Resource[]): Lookups {
   const customizations = resources.find((r) => r.kind === 'ResourceInterpreterCustomization');

@@ -17,7 +17,8 @@ import {
   withoutResourceVersion,
 } from './objects.js';
 import { ApiError, alreadyExists, conflict, expired, invalid, notFound, resourceVersionOnCreate, serviceUnavailable, timeout } from './status.js';
-import { objectKey, type Resource } from './resources.js';
+import type { ApiResource as Resource } from './resources.js';
+import { objectKey } from './keys.js';
 import { copyJson, type JsonObject } from './json.js';
 
 export interface WriteRequest {

@@ -13,7 +13,8 @@ import type { Storage } from './storage/storage.js';
 import { createApiServerApp } from './app.js';
 import { authenticator, isLoopback, readTokenFile } from './auth.js';
 import { createApiServerMetrics } from './metrics.js';
-import { servedResources } from './resources.js';
+import { apiResources } from './resources.js';
+import { qualifiedResource } from './keys.js';
 
 export interface ApiServerOptions extends TlsOptions, RuleOptions {
   /** The storage backend, opened; the server closes it when it stops. */
@@ -66,9 +67,9 @@ export async function serveApi(options: ApiServerOptions): Promise<RunningApiSer
   }
   const files = tlsFiles(options, log);
   const initialTls = secureContext(files, options.clientCaFile);
-  const resources = servedResources(groupDomain);
+  const resources = apiResources(groupDomain);
   const metrics = createApiServerMetrics(
-    resources.map((r) => r.qualifiedResource),
+    resources.map(qualifiedResource),
     { processMetrics: true },
   );
   const check = authenticated ? authenticator(tokens, Boolean(options.clientCaFile)) : undefined;

@@ -4,7 +4,8 @@
  * know (`Error from server (NotFound): …`, `The Cluster "m1" is invalid: …`).
  */
 import { aggregate, type Cause } from '../index.js';
-import type { Resource } from './resources.js';
+import type { ApiResource as Resource } from './resources.js';
+import { qualifiedResource } from './keys.js';
 
 export interface StatusCause {
   reason?: string;
@@ -61,14 +62,14 @@ function failure(code: number, reason: string | undefined, message: string, deta
 const resourceDetails = (resource: Resource, name: string): StatusDetails => ({ name, group: resource.group, kind: resource.plural });
 
 export const notFound = (resource: Resource, name: string): ApiError =>
-  failure(404, 'NotFound', `${resource.qualifiedResource} "${name}" not found`, resourceDetails(resource, name));
+  failure(404, 'NotFound', `${qualifiedResource(resource)} "${name}" not found`, resourceDetails(resource, name));
 
 export const alreadyExists = (resource: Resource, name: string): ApiError =>
-  failure(409, 'AlreadyExists', `${resource.qualifiedResource} "${name}" already exists`, resourceDetails(resource, name));
+  failure(409, 'AlreadyExists', `${qualifiedResource(resource)} "${name}" already exists`, resourceDetails(resource, name));
 
 /** A stale resourceVersion (or a failed precondition, with `detail` saying which). */
 export const conflict = (resource: Resource, name: string, detail = 'the object has been modified; please apply your changes to the latest version and try again'): ApiError =>
-  failure(409, 'Conflict', `Operation cannot be fulfilled on ${resource.qualifiedResource} "${name}": ${detail}`, resourceDetails(resource, name));
+  failure(409, 'Conflict', `Operation cannot be fulfilled on ${qualifiedResource(resource)} "${name}": ${detail}`, resourceDetails(resource, name));
 
 /**
  * 422 with every cause, as `errors.NewInvalid(qualifiedKind, name, errs)`: kubectl prints

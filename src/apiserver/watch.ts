@@ -16,7 +16,7 @@ import type { Logger } from 'pino';
 import { StorageError, type WatchEvent } from './storage/storage.js';
 import type { Registry } from './registry.js';
 import type { ListQuery } from './list-query.js';
-import { collectionPrefix } from './resources.js';
+import { collectionPrefix, qualifiedResource } from './keys.js';
 import { badRequest, expired, type Status } from './status.js';
 import type { JsonObject } from './json.js';
 
@@ -98,7 +98,7 @@ export async function serveWatch(ctx: Koa.Context, registry: Registry, namespace
     }
   };
   const bookmark = (revision: number, annotations?: Record<string, string>) =>
-    send('BOOKMARK', { kind: resource.kind, apiVersion: resource.apiVersion, metadata: { resourceVersion: String(revision), ...(annotations ? { annotations } : {}) } });
+    send('BOOKMARK', { kind: resource.kind, apiVersion: resource.groupVersion, metadata: { resourceVersion: String(revision), ...(annotations ? { annotations } : {}) } });
 
   for (const object of initial) await send('ADDED', encode(object, 'ADDED'));
   if (query.sendInitialEvents) await bookmark(from, { [INITIAL_EVENTS_END_ANNOTATION]: 'true' });
@@ -123,7 +123,7 @@ export async function serveWatch(ctx: Koa.Context, registry: Registry, namespace
     if (err instanceof StorageError && err.code === 'Expired') {
       await send('ERROR', expiredStatus(from, err.revision));
     } else if (!(err instanceof StorageError && err.code === 'TooSlow')) {
-      serving.logger?.warn({ err: (err as Error).message, resource: resource.qualifiedResource }, 'watch ended by an error');
+      serving.logger?.warn({ err: (err as Error).message, resource: qualifiedResource(resource) }, 'watch ended by an error');
       await send('ERROR', { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'the watch ended: storage is unavailable', reason: 'ServiceUnavailable', code: 503 });
     }
   } finally {
