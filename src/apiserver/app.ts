@@ -24,6 +24,7 @@ import { nameOf, namespaceOf } from './objects.js';
 import { warningHeaders } from './warnings.js';
 import { storeLookups } from './lookups.js';
 import { discoveryResponse, type VersionOptions } from './discovery.js';
+import { negotiateResource, partialObjectMetadata, resourceNotAcceptableStatus, tableOptions, tableWatchEncoder, toTable, type ResourceRepresentation } from './table.js';
 import { openApiResponse } from './openapi.js';
 
 export interface ApiServerAppOptions extends RuleOptions {
@@ -142,22 +143,57 @@ export function createApiServerApp(options: ApiServerAppOptions): ApiServerApp {
   options.extraRoutes?.(router);
 
   async function get(ctx: Koa.Context, registry: Registry, namespace: string | undefined, name: string): Promise<void> {
+    const as = representation(ctx);
     const object = await registry.get(namespace, name);
-    respond(ctx, 200, object);
+    respond(ctx, 200, converted(ctx, registry.resource, object, as));
+  }
+
+  /** What the Accept header asks a GET for: the object, its Table, or its PartialObjectMetadata (406 when none is offered). */
+  function representation(ctx: Koa.Context): ResourceRepresentation {
+    const as = negotiateResource(ctx.get('accept') || undefined);
+    if (!as) throw new ApiError(resourceNotAcceptableStatus() as unknown as Status);
+    return as;
+  }
+
+  function converted(ctx: Koa.Context, resource: Resource, value: JsonObject, as: ResourceRepresentation): unknown {
+    const convert = as.convert;
+    if (!convert) return value;
+    if (convert.kind === 'Table') return toTable(resource, value, { ...includeObject(ctx), version: convert.version, ...(options.now ? { now: options.now() } : {}) });
+    if (!Array.isArray(value.items)) return partialObjectMetadata(value, convert.version);
+    return {
+      kind: 'PartialObjectMetadataList',
+      apiVersion: `meta.k8s.io/${convert.version}`,
+      metadata: value.metadata,
+      items: (value.items as JsonObject[]).map((item) => partialObjectMetadata(item, convert.version)),
+    };
+  }
+
+  function includeObject(ctx: Koa.Context) {
+    const table = tableOptions(new URLSearchParams(ctx.querystring));
+    if ('status' in table) throw new ApiError(table.status as unknown as Status);
+    return table;
   }
 
   async function list(ctx: Koa.Context, registry: Registry, namespace: string | undefined): Promise<void> {
     const query = parseListQuery(ctx.query as Query);
-    if (query.watch) {
+    const as = representation(ctx);
+    const resource = registry.resource;
+    if (query.watch || as.stream === 'watch') {
+      const convert = as.convert;
+      const encodeObject = !convert
+        ? undefined
+        : convert.kind === 'Table'
+          ? tableWatchEncoder(resource, { ...includeObject(ctx), version: convert.version })
+          : (o: JsonObject) => (o.kind === 'Status' ? o : partialObjectMetadata(o, convert.version));
       await serveWatch(ctx, registry, namespace, query, {
         watches,
         minTimeoutSeconds: options.minRequestTimeoutSeconds ?? 1800,
         bookmarkIntervalMs: options.bookmarkIntervalMs ?? 60_000,
         logger,
+        ...(encodeObject ? { encodeObject } : {}),
       });
       return;
     }
-    const resource = registry.resource;
     const prefix = collectionPrefix(resource, namespace);
     const revision = query.continueFrom?.revision ?? (query.resourceVersionMatch === 'Exact' && query.resourceVersion ? Number(query.resourceVersion) : undefined);
     const result = await options.storage
@@ -173,7 +209,7 @@ export function createApiServerApp(options: ApiServerAppOptions): ApiServerApp {
       metadata.continue = encodeContinue(result.revision, result.continueKey.slice(prefix.length));
       if (result.remainingItemCount !== undefined) metadata.remainingItemCount = result.remainingItemCount;
     }
-    respond(ctx, 200, { apiVersion: resource.groupVersion, kind: resource.listKind, metadata, items: result.items });
+    respond(ctx, 200, converted(ctx, resource, { apiVersion: resource.groupVersion, kind: resource.listKind, metadata, items: result.items }, as));
   }
 
   async function create(ctx: Koa.Context, registry: Registry, namespace: string | undefined): Promise<void> {

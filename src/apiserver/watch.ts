@@ -25,8 +25,11 @@ export interface WatchServing {
   minTimeoutSeconds: number;
   bookmarkIntervalMs: number;
   logger?: Logger;
-  /** Turns an event's object into what is sent (a one-row Table for `kubectl get -w`); identity when absent. */
-  encodeObject?: (object: JsonObject, type: string) => unknown;
+  /**
+   * Turns every event's object into what is sent (a one-row Table for `kubectl get -w`, whose
+   * first event alone carries the column definitions); identity when absent.
+   */
+  encodeObject?: (object: JsonObject) => unknown;
 }
 
 /** The running watches, so shutdown can end them cleanly. */
@@ -83,9 +86,9 @@ export async function serveWatch(ctx: Koa.Context, registry: Registry, namespace
 
   const encode = serving.encodeObject ?? ((o: JsonObject) => o);
   let open = true;
-  const send = async (type: string, object: unknown): Promise<void> => {
+  const send = async (type: string, object: JsonObject): Promise<void> => {
     if (!open) return;
-    if (!res.write(`${JSON.stringify({ type, object })}\n`)) {
+    if (!res.write(`${JSON.stringify({ type, object: encode(object) })}\n`)) {
       await new Promise<void>((done) => {
         const finish = () => {
           res.off('drain', finish);
@@ -100,7 +103,7 @@ export async function serveWatch(ctx: Koa.Context, registry: Registry, namespace
   const bookmark = (revision: number, annotations?: Record<string, string>) =>
     send('BOOKMARK', { kind: resource.kind, apiVersion: resource.groupVersion, metadata: { resourceVersion: String(revision), ...(annotations ? { annotations } : {}) } });
 
-  for (const object of initial) await send('ADDED', encode(object, 'ADDED'));
+  for (const object of initial) await send('ADDED', object);
   if (query.sendInitialEvents) await bookmark(from, { [INITIAL_EVENTS_END_ANNOTATION]: 'true' });
 
   const watch = storage.watch(prefix, { fromRevision: from });
@@ -117,11 +120,11 @@ export async function serveWatch(ctx: Koa.Context, registry: Registry, namespace
     for await (const event of watch) {
       if (!open) break;
       const out = filtered(event, matches);
-      if (out) await send(out.type, encode(out.object, out.type));
+      if (out) await send(out.type, out.object);
     }
   } catch (err) {
     if (err instanceof StorageError && err.code === 'Expired') {
-      await send('ERROR', expiredStatus(from, err.revision));
+      await send('ERROR', expiredStatus(from, err.revision) as unknown as JsonObject);
     } else if (!(err instanceof StorageError && err.code === 'TooSlow')) {
       serving.logger?.warn({ err: (err as Error).message, resource: qualifiedResource(resource) }, 'watch ended by an error');
       await send('ERROR', { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'the watch ended: storage is unavailable', reason: 'ServiceUnavailable', code: 503 });

@@ -15,9 +15,11 @@ Flags:
   --port N                    HTTPS port (default 6443)
   --bind-address ADDR         address to listen on (default 127.0.0.1); any address other than
                               a loopback one requires --token-auth-file and/or --client-ca-file
-  --storage KIND              memory: nothing is kept after the process ends (default for now;
-                              the durable store comes with the storage backend)
-  --data-dir DIR              where the durable store keeps its data (default ./data)
+  --storage KIND              durable (default): every acknowledged write is on disk, in a
+                              LevelDB store under --data-dir, before it is answered;
+                              memory: nothing is kept after the process ends
+  --data-dir DIR              where the durable store keeps its data (default ./data); one
+                              fleetgate apiserver at a time may use it
   --probe-port N              plain-HTTP port for /healthz, /readyz, /livez, /metrics (default 8001)
   --cert-dir DIR              directory holding tls.crt and tls.key
   --tls-cert-file FILE        serving certificate (with --tls-private-key-file)
@@ -41,7 +43,7 @@ prefix to use, for example:
 placeholder: over HTTPS, kubectl with no credential stops to prompt for a username.)
 
 Example:
-  fleetgate apiserver --storage memory
+  fleetgate apiserver --data-dir /var/lib/fleetgate
   kubectl --server https://127.0.0.1:6443 --certificate-authority certs/ca.crt --token local apply -f examples/
 `;
 
@@ -80,8 +82,9 @@ async function run(args: string[], io: CliIO): Promise<number> {
   if (apiPort === undefined) return usage(`--port must be a port number, got "${values.port}"`);
   const probePort = port(values['probe-port'], 8001);
   if (probePort === undefined) return usage(`--probe-port must be a port number, got "${values['probe-port']}"`);
-  const storageKind = values.storage ?? 'memory';
-  if (storageKind !== 'memory') return usage(`--storage must be memory, got "${storageKind}"`);
+  const storageKind = values.storage ?? 'durable';
+  if (storageKind !== 'memory' && storageKind !== 'durable') return usage(`--storage must be durable or memory, got "${storageKind}"`);
+  if (storageKind === 'memory' && values['data-dir'] !== undefined) return usage('--data-dir has no use with --storage memory');
   const minVersion = values['tls-min-version'] ?? '1.2';
   if (minVersion !== '1.2' && minVersion !== '1.3') return usage(`--tls-min-version must be 1.2 or 1.3, got "${minVersion}"`);
   const domainProblem = values['group-domain'] === undefined ? undefined : groupDomainProblem(values['group-domain']);
@@ -95,8 +98,12 @@ async function run(args: string[], io: CliIO): Promise<number> {
   try {
     // Loaded here: the other commands should not pay for Koa and the storage engine.
     const { serveApi } = await import('../../apiserver/serve.js');
-    const { createMemoryStorage } = await import('../../apiserver/storage/memory.js');
-    const storage = createMemoryStorage();
+    const dataDir = resolve(values['data-dir'] ?? 'data');
+    const storage =
+      storageKind === 'memory'
+        ? (await import('../../apiserver/storage/memory.js')).createMemoryStorage()
+        : await (await import('../../apiserver/storage/durable.js')).openDurableStorage({ directory: dataDir });
+    logger.info(storageKind === 'memory' ? { storage: 'memory' } : { storage: 'durable', dataDir }, storageKind === 'memory' ? 'storage: in memory, nothing is kept after exit' : `storage: durable, in ${dataDir}`);
     const server = await serveApi({
       storage,
       port: apiPort,
