@@ -41,6 +41,8 @@ export interface ApiServerAppOptions extends RuleOptions {
   minRequestTimeoutSeconds?: number;
   /** How often a watch with `allowWatchBookmarks` gets a BOOKMARK (kube-apiserver: about a minute). */
   bookmarkIntervalMs?: number;
+  /** Bytes of events a watch's client may leave unread before the watch is ended (default 4 MiB). */
+  maxQueuedWatchBytes?: number;
   /** managedFields for Update operations (issue 24). */
   fieldManager?: FieldManager;
   /** Overrides the lookups answered from this server's own store (tests). */
@@ -56,6 +58,8 @@ export interface ApiServerApp {
   registries: Map<string, Registry>;
   /** Ends every running watch cleanly (their clients see the stream end and re-watch). */
   endWatches(): void;
+  /** How many watches are being served. */
+  watchCount(): number;
 }
 
 export function createApiServerApp(options: ApiServerAppOptions): ApiServerApp {
@@ -189,6 +193,7 @@ export function createApiServerApp(options: ApiServerAppOptions): ApiServerApp {
         watches,
         minTimeoutSeconds: options.minRequestTimeoutSeconds ?? 1800,
         bookmarkIntervalMs: options.bookmarkIntervalMs ?? 60_000,
+        ...(options.maxQueuedWatchBytes ? { maxQueuedBytes: options.maxQueuedWatchBytes } : {}),
         logger,
         ...(encodeObject ? { encodeObject } : {}),
       });
@@ -345,7 +350,7 @@ export function createApiServerApp(options: ApiServerAppOptions): ApiServerApp {
 
   app.use(router.routes());
   app.silent = true;
-  return { app, registries, endWatches: () => watches.endAll() };
+  return { app, registries, endWatches: () => watches.endAll(), watchCount: () => watches.size };
 }
 
 /** A strict-decoding failure of a patch: 422 on the field `patch`, as kube-apiserver's patch handler words it. */

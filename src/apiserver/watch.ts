@@ -8,12 +8,13 @@
  * at a random time between 1× and 2× the minimum request timeout, as kube-apiserver: kubectl
  * get -w does not reconnect, so there is no short default), when the client goes, when the server
  * shuts down, or when storage ends a watcher that fell too far behind (its client re-watches).
- * Writes wait for the socket to drain, so a slow client makes its storage watch fall behind, and
- * storage ends it rather than buffer without bound.
+ * A client that does not read fast enough is ended rather than buffered for without bound: events
+ * wait in a bounded outbox for the socket to drain, and one that overflows it (or a storage watch
+ * that fell behind, TooSlow) closes the connection; client-go then lists and watches again.
  */
 import type Koa from 'koa';
 import type { Logger } from 'pino';
-import { StorageError, type WatchEvent } from './storage/storage.js';
+import { StorageError, type Watch, type WatchEvent } from './storage/storage.js';
 import type { Registry } from './registry.js';
 import type { ListQuery } from './list-query.js';
 import { collectionPrefix, qualifiedResource } from './keys.js';
@@ -25,6 +26,8 @@ export interface WatchServing {
   minTimeoutSeconds: number;
   bookmarkIntervalMs: number;
   logger?: Logger;
+  /** Bytes of events a client may leave unread before its watch is ended (default 4 MiB). */
+  maxQueuedBytes?: number;
   /**
    * Turns every event's object into what is sent (a one-row Table for `kubectl get -w`, whose
    * first event alone carries the column definitions); identity when absent.
@@ -85,59 +88,127 @@ export async function serveWatch(ctx: Koa.Context, registry: Registry, namespace
   res.flushHeaders();
 
   const encode = serving.encodeObject ?? ((o: JsonObject) => o);
+  const maxQueued = serving.maxQueuedBytes ?? DEFAULT_MAX_QUEUED_BYTES;
   let open = true;
-  const send = async (type: string, object: JsonObject): Promise<void> => {
+  let tooSlow = false;
+  // Lines encoded but not yet taken by the socket: all a slow client can make the server hold for it.
+  const outbox: string[] = [];
+  let queued = 0;
+  // `writing` gates a second writer; `writer` is awaited (a writer that never waited has already ended).
+  let writing = false;
+  let writer: Promise<void> = Promise.resolve();
+  let stopWaiting: (() => void) | undefined;
+  const drained = () =>
+    new Promise<void>((done) => {
+      const finish = () => {
+        res.off('drain', finish);
+        res.off('close', finish);
+        stopWaiting = undefined;
+        done();
+      };
+      res.on('drain', finish);
+      res.on('close', finish);
+      stopWaiting = finish;
+    });
+  const flush = (): void => {
+    if (writing) return;
+    writing = true;
+    writer = (async () => {
+      try {
+        while (outbox.length && !res.destroyed) {
+          const line = outbox.shift()!;
+          queued -= line.length;
+          if (!res.write(line)) await drained();
+        }
+      } finally {
+        writing = false;
+      }
+    })();
+  };
+  /** Queues an event; past the bound the watcher is too slow and is ended, as kube's cacher ends one. */
+  const send = (type: string, object: JsonObject): void => {
     if (!open) return;
-    if (!res.write(`${JSON.stringify({ type, object: encode(object) })}\n`)) {
-      await new Promise<void>((done) => {
-        const finish = () => {
-          res.off('drain', finish);
-          res.off('close', finish);
-          done();
-        };
-        res.on('drain', finish);
-        res.on('close', finish);
-      });
+    const line = `${JSON.stringify({ type, object: encode(object) })}\n`;
+    outbox.push(line);
+    queued += line.length;
+    flush();
+    if (queued > maxQueued) {
+      tooSlow = true;
+      end();
     }
   };
   const bookmark = (revision: number, annotations?: Record<string, string>) =>
     send('BOOKMARK', { kind: resource.kind, apiVersion: resource.groupVersion, metadata: { resourceVersion: String(revision), ...(annotations ? { annotations } : {}) } });
 
-  for (const object of initial) await send('ADDED', object);
-  if (query.sendInitialEvents) await bookmark(from, { [INITIAL_EVENTS_END_ANNOTATION]: 'true' });
-
-  const watch = storage.watch(prefix, { fromRevision: from });
+  let watch: Watch | undefined;
   const end = () => {
     open = false;
-    watch.stop();
+    watch?.stop();
   };
   serving.watches.add(end);
   const seconds = query.timeoutSeconds !== undefined && query.timeoutSeconds > 0 ? query.timeoutSeconds : serving.minTimeoutSeconds * (1 + Math.random());
   const timer = setTimeout(end, seconds * 1000);
-  const bookmarks = query.allowWatchBookmarks ? setInterval(() => void bookmark(watch.progressRevision()), serving.bookmarkIntervalMs) : undefined;
   res.once('close', end);
+  let bookmarks: NodeJS.Timeout | undefined;
   try {
-    for await (const event of watch) {
+    // The initial burst may be larger than the bound: it waits for the socket instead.
+    for (const object of initial) {
+      if (!open) break;
+      outbox.push(`${JSON.stringify({ type: 'ADDED', object: encode(object) })}\n`);
+      queued += outbox[outbox.length - 1]!.length;
+      flush();
+      if (queued > maxQueued) await writer;
+    }
+    if (query.sendInitialEvents) bookmark(from, { [INITIAL_EVENTS_END_ANNOTATION]: 'true' });
+    if (!open) return;
+    watch = storage.watch(prefix, { fromRevision: from });
+    const running = watch;
+    if (query.allowWatchBookmarks) bookmarks = setInterval(() => bookmark(running.progressRevision()), serving.bookmarkIntervalMs);
+    for await (const event of running) {
       if (!open) break;
       const out = filtered(event, matches);
-      if (out) await send(out.type, out.object);
+      if (out) send(out.type, out.object);
     }
   } catch (err) {
     if (err instanceof StorageError && err.code === 'Expired') {
-      await send('ERROR', expiredStatus(from, err.revision) as unknown as JsonObject);
-    } else if (!(err instanceof StorageError && err.code === 'TooSlow')) {
+      send('ERROR', expiredStatus(from, err.revision) as unknown as JsonObject);
+    } else if (err instanceof StorageError && err.code === 'TooSlow') {
+      tooSlow = true;
+    } else {
       serving.logger?.warn({ err: (err as Error).message, resource: qualifiedResource(resource) }, 'watch ended by an error');
-      await send('ERROR', { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'the watch ended: storage is unavailable', reason: 'ServiceUnavailable', code: 503 });
+      send('ERROR', { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'the watch ended: storage is unavailable', reason: 'ServiceUnavailable', code: 503 });
     }
   } finally {
     clearTimeout(timer);
     clearInterval(bookmarks);
     serving.watches.delete(end);
     res.off('close', end);
-    watch.stop();
-    if (!res.writableEnded) res.end();
+    watch?.stop();
+    await finish();
+  }
+
+  /** Ends the response: cleanly once what is queued is written, or by closing the connection for a client too slow to take it. */
+  async function finish(): Promise<void> {
+    if (tooSlow) {
+      serving.logger?.info({ resource: qualifiedResource(resource) }, 'watch ended: the client fell too far behind');
+      outbox.length = 0;
+      stopWaiting?.();
+      res.destroy();
+      return;
+    }
+    if (writing) {
+      const grace = new Promise<void>((done) => setTimeout(done, FLUSH_GRACE_MS).unref());
+      await Promise.race([writer, grace]);
+    }
+    if (outbox.length) res.destroy();
+    else if (!res.writableEnded) res.end();
   }
 }
+
+/** How much a watcher's client may leave unread before the watch is ended (kube's cacher ends a blocked watcher too). */
+const DEFAULT_MAX_QUEUED_BYTES = 4 * 1024 * 1024;
+/** How long the end of a watch waits for its last events to be taken before closing the connection. */
+const FLUSH_GRACE_MS = 5_000;
 
 function expiredStatus(requested: number, oldest: number | undefined): Status {
   return expired(`too old resource version: ${requested} (${oldest ?? requested + 1})`).status;
