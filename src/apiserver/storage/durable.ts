@@ -91,9 +91,17 @@ async function readMeta(db: ClassicLevel<string, string>, directory: string): Pr
 
 async function readLog(db: ClassicLevel<string, string>, compacted: number): Promise<ChangeEvent[]> {
   const events: ChangeEvent[] = [];
+  // A change's previous text is the text of the key's change before it: keep one copy in memory.
+  const lastText = new Map<Key, string>();
   for await (const [key, value] of db.iterator(logRange)) {
     const revision = Number(key.slice(2));
-    if (revision > compacted) events.push(decodeChange(revision, value)); // older entries await their deletion
+    if (revision <= compacted) continue; // awaiting its deletion
+    const event = decodeChange(revision, value);
+    const last = lastText.get(event.key);
+    if (last !== undefined && event.prevValue === last) event.prevValue = last;
+    if (event.value === undefined) lastText.delete(event.key);
+    else lastText.set(event.key, event.value);
+    events.push(event);
   }
   return events;
 }
@@ -106,7 +114,8 @@ async function readObjects(db: ClassicLevel<string, string>, cache: WatchCache, 
     const key = storedKey.slice(2);
     const entry: Entry = decodeEntry(text);
     const logged = newestText.get(key);
-    if (logged?.revision === entry.revision && logged.value === entry.value) entry.value = logged.value;
+    // Written in the same batch from the same text: the revision says they are equal.
+    if (logged?.revision === entry.revision && logged.value?.length === entry.value.length) entry.value = logged.value;
     cache.seed(key, entry);
   }
 }

@@ -128,6 +128,11 @@ export class EmbeddedStore implements Storage {
     return !this.closed && !this.failure;
   }
 
+  /** Synced batches and the writes they held (none without a journal). */
+  commitStats(): { batches: number; writes: number } {
+    return { ...(this.group?.stats ?? { batches: 0, writes: 0 }) };
+  }
+
   /** Lets go of the history at or before `revision` now (a test hook: the retention policy does it by itself). */
   async compact(revision: number): Promise<void> {
     this.cache.compact(revision);

@@ -32,6 +32,8 @@ export class GroupCommit {
   private writing: Promise<void> | undefined;
   private scheduled = false;
   private failure: unknown;
+  /** Batches written and the writes they held, for metrics: writes / batches is the group-commit factor. */
+  readonly stats = { batches: 0, writes: 0 };
 
   constructor(
     private readonly journal: Journal,
@@ -91,6 +93,8 @@ export class GroupCommit {
       for (const waiting of lost) waiting.reject(error);
       return;
     }
+    this.stats.batches++;
+    this.stats.writes += events.length;
     this.committed(events);
     for (const waiting of batch) waiting.resolve();
   }

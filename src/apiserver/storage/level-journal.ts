@@ -28,6 +28,8 @@ export const objectRange = { gte: 'o:', lt: 'o;' };
 export const logRange = { gte: 'r:', lt: 'r;' };
 export const metaKeys = { format: 'm:format', revision: 'm:revision', compacted: 'm:compacted' };
 
+const maxDeletionsPerBatch = 10_000;
+
 type Operation = { type: 'put'; key: string; value: string } | { type: 'del'; key: string };
 
 export class LevelJournal implements Journal {
@@ -46,17 +48,18 @@ export class LevelJournal implements Journal {
     }
     const newest = events[events.length - 1];
     if (newest) operations.push({ type: 'put', key: metaKeys.revision, value: String(newest.revision) });
-    const compacting = compactedRevision > this.compacted;
+    // A write's batch carries at most this many deletions (a quiet spell after a burst lets the
+    // whole burst go at once), the rest follow with the next batches; a compaction alone carries all.
+    const through = Math.min(compactedRevision, events.length > 0 ? this.compacted + maxDeletionsPerBatch : Infinity);
+    const compacting = through > this.compacted;
     if (compacting) {
       // Revisions are consecutive here (one per write), so the dropped entries are exactly these.
-      for (let revision = this.compacted + 1; revision <= compactedRevision; revision++) {
-        operations.push({ type: 'del', key: logKey(revision) });
-      }
-      operations.push({ type: 'put', key: metaKeys.compacted, value: String(compactedRevision) });
+      for (let revision = this.compacted + 1; revision <= through; revision++) operations.push({ type: 'del', key: logKey(revision) });
+      operations.push({ type: 'put', key: metaKeys.compacted, value: String(through) });
     }
     if (operations.length === 0) return;
     await this.db.batch(operations, { sync: true });
-    if (compacting) this.compacted = compactedRevision;
+    if (compacting) this.compacted = through;
   }
 
   async close(): Promise<void> {

@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { ClassicLevel } from 'classic-level';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DataDirectoryError, openDurableStorage } from '../../../src/apiserver/storage/durable.js';
+import { LevelJournal, logKey, logRange } from '../../../src/apiserver/storage/level-journal.js';
 import type { StoredObject, WatchEvent } from '../../../src/apiserver/storage/storage.js';
 
 const directories: string[] = [];
@@ -102,6 +103,25 @@ describe('the durable store across a restart', () => {
   });
 });
 
+describe('the log compaction on disk', () => {
+  it('rides a write batch 10,000 deletions at a time, and a compaction alone all at once', async () => {
+    const directory = await newDirectory();
+    const db = new ClassicLevel<string, string>(directory);
+    for (let revision = 1; revision <= 25_000; revision += 5_000) {
+      await db.batch(Array.from({ length: 5_000 }, (_, i) => ({ type: 'put' as const, key: logKey(revision + i), value: 'x' })));
+    }
+    const journal = new LevelJournal(db, 0);
+    const write = { type: 'ADDED' as const, key: '/g/p/a', revision: 25_001, value: '{}' };
+    await journal.write([write], 24_000);
+    expect(await db.get('m:compacted')).toBe('10000');
+    expect(await db.keys({ ...logRange, limit: 1 }).all()).toEqual([logKey(10_001)]);
+    await journal.write([], 24_000);
+    expect(await db.get('m:compacted')).toBe('24000');
+    expect(await db.keys(logRange).all()).toHaveLength(1_000 + 1); // 24,001 to 25,000, and the write's own
+    await journal.close();
+  });
+});
+
 describe('the data directory', () => {
   it('is refused, naming it, while this process holds it', async () => {
     const directory = await newDirectory();
@@ -119,9 +139,15 @@ describe('the data directory', () => {
   it('is refused while another process holds it, and opens once that process is gone', async () => {
     const directory = await newDirectory();
     const classicLevel = fileURLToPath(import.meta.resolve('classic-level'));
+    // A reference and a timer keep the database open and the process alive until it is killed.
     const holder = spawn(
       process.execPath,
-      ['-e', `const { ClassicLevel } = require(${JSON.stringify(classicLevel)}); new ClassicLevel(process.argv[1]).open().then(() => console.log('held'));`, directory],
+      [
+        '-e',
+        `const { ClassicLevel } = require(${JSON.stringify(classicLevel)}); globalThis.db = new ClassicLevel(process.argv[1]); ` +
+          `globalThis.db.open().then(() => console.log('held')); setInterval(() => {}, 1000);`,
+        directory,
+      ],
       { stdio: ['ignore', 'pipe', 'inherit'] },
     );
     const exited = new Promise((resolve) => holder.on('exit', resolve));

@@ -95,6 +95,7 @@ describe('group commit', () => {
     journal.batches[1]!.succeed();
     await Promise.all(second);
     expect(await store.currentRevision()).toBe(16);
+    expect(store.commitStats()).toEqual({ batches: 2, writes: 15 });
   });
 
   it('compares a write with the pending ones before it, in its batch or an earlier one, so no update is lost', async () => {
