@@ -184,6 +184,8 @@ export function listRead(options: ListOptions, keyPrefix: string): ListRead | { 
 /**
  * APIObjectVersioner.ParseResourceVersion: "" and "0" are 0; anything but a decimal uint64 is
  * the error text kube gives (`metadata.resourceVersion: Invalid value: "x": strconv.ParseUint: ...`).
+ * kube answers it 400 (`invalid resource version: …`) where etcd serves the request, but 500 where
+ * its watch cache does (a watch, an unpaged list): use the 400 for both; it is the client's mistake.
  */
 export function parseResourceVersion(rv: string): number | string {
   if (rv === '' || rv === '0') return 0;
