@@ -272,14 +272,17 @@ const FIELDS: Readonly<Record<string, FieldDescriptions>> = {
   },
 };
 
+/** A table's own entry: a field named `constructor` must not find Object.prototype's. */
+const own = (table: Readonly<Record<string, string>>, key: string): string | undefined => (Object.hasOwn(table, key) ? table[key] : undefined);
+
 /** The description of `path` in `kind`'s object, or undefined. */
 export function describeField(kind: string, path: string): string | undefined {
-  if (path === '') return KIND_DESCRIPTIONS[kind];
-  const own = FIELDS[kind]?.[path] ?? ROOT[path];
-  if (own !== undefined) return own;
+  if (path === '') return own(KIND_DESCRIPTIONS, kind);
+  const found = own(FIELDS[kind] ?? {}, path) ?? own(ROOT, path);
+  if (found !== undefined) return found;
   const parts = path.split('.');
   for (let start = 0; start < parts.length; start++) {
-    const shared = SHARED[parts.slice(start).join('.')];
+    const shared = own(SHARED, parts.slice(start).join('.'));
     if (shared !== undefined) return shared;
   }
   return undefined;

@@ -258,6 +258,24 @@ export function partialObjectMetadata(object: JsonObject, version: 'v1' | 'v1bet
   return { kind: 'PartialObjectMetadata', apiVersion: `meta.k8s.io/${version}`, metadata };
 }
 
+/** The PartialObjectMetadataList of a list (`as=PartialObjectMetadataList`), keeping its list metadata. */
+export function partialObjectMetadataList(list: JsonObject, version: 'v1' | 'v1beta1' = 'v1'): JsonObject {
+  const items = Array.isArray(list.items) ? list.items.map((item) => partialObjectMetadata(asObject(item), version)) : [];
+  return { kind: 'PartialObjectMetadataList', apiVersion: `meta.k8s.io/${version}`, metadata: listMetadata(list), items };
+}
+
+/** A list's (or a single object's) metadata as a Table or a list answer carries it. */
+function listMetadata(value: JsonObject): Table['metadata'] {
+  const source = asObject(value.metadata);
+  const metadata: Table['metadata'] = {};
+  if (typeof source.resourceVersion === 'string' && source.resourceVersion !== '') metadata.resourceVersion = source.resourceVersion;
+  if (isList(value)) {
+    if (typeof source.continue === 'string' && source.continue !== '') metadata.continue = source.continue;
+    if (typeof source.remainingItemCount === 'number') metadata.remainingItemCount = source.remainingItemCount;
+  }
+  return metadata;
+}
+
 /** The Table of `value`: a list (rows in its order) or a single object (one row). */
 export function toTable(resource: ApiResource, value: JsonObject, options: TableOptions = {}): Table {
   const printer = printerFor(resource);
@@ -269,17 +287,10 @@ export function toTable(resource: ApiResource, value: JsonObject, options: Table
     cells: printer.cells(item, now),
     object: include === 'None' ? null : include === 'Object' ? item : partialObjectMetadata(item, version),
   }));
-  const source = asObject(value.metadata);
-  const metadata: Table['metadata'] = {};
-  if (typeof source.resourceVersion === 'string' && source.resourceVersion !== '') metadata.resourceVersion = source.resourceVersion;
-  if (isList(value)) {
-    if (typeof source.continue === 'string' && source.continue !== '') metadata.continue = source.continue;
-    if (typeof source.remainingItemCount === 'number') metadata.remainingItemCount = source.remainingItemCount;
-  }
   return {
     kind: 'Table',
     apiVersion: `meta.k8s.io/${version}`,
-    metadata,
+    metadata: listMetadata(value),
     columnDefinitions: options.noHeaders ? null : [...printer.columns],
     rows: rows.length === 0 && isList(value) ? printer.emptyRows : rows,
   };

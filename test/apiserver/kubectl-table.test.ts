@@ -60,6 +60,13 @@ const works = {
   ],
 };
 
+let registries = {
+  kind: 'ResourceRegistryList',
+  apiVersion: 'search.karmada.io/v1alpha1',
+  metadata: { resourceVersion: '60' },
+  items: [] as { metadata: Record<string, unknown> }[],
+};
+
 function handler(req: IncomingMessage, res: ServerResponse): boolean {
   const url = new URL(req.url!, 'http://localhost');
   const answer =
@@ -72,6 +79,7 @@ function handler(req: IncomingMessage, res: ServerResponse): boolean {
   const lists: Record<string, [string, List]> = {
     '/apis/cluster.karmada.io/v1alpha1/clusters': ['Cluster', clusters],
     '/apis/work.karmada.io/v1alpha1/works': ['Work', works],
+    '/apis/search.karmada.io/v1alpha1/resourceregistries': ['ResourceRegistry', registries],
   };
   const found = lists[url.pathname];
   if (!found) return false;
@@ -131,6 +139,14 @@ suite(title('kubectl get against Tables'), () => {
       'karmada-es-member1   nginx-687f7fb96f   Deployment      True      70m',
       'karmada-es-member2   svc-5c8f           Service                   25m',
     ]);
+  });
+
+  it('prints ResourceRegistry with the generic columns, and an empty list whose rows are unset', async () => {
+    const empty = await server.kubectl(['get', 'resourceregistries']);
+    expect([empty.code, empty.stdout, empty.stderr.trim()]).toEqual([0, '', 'No resources found']);
+    registries = { ...registries, items: [{ metadata: { name: 'registry-1', creationTimestamp: '2025-01-10T12:00:00Z' } }] };
+    const one = await server.kubectl(['get', 'resourceregistries']);
+    expect(lines(one.stdout)).toEqual(['NAME         CREATED AT', 'registry-1   2025-01-10T12:00:00Z']);
   });
 
   it('prints a Table watch, headers from the first event only', async () => {

@@ -266,6 +266,8 @@ describe('descriptions', () => {
     expect(describeField('Cluster', 'spec.taints.effect')).toMatch(/^NoSchedule/);
     expect(describeField('ResourceInterpreterCustomization', 'spec.target.kind')).toBe('Kind of the target resource type.');
     expect(describeField('Work', 'spec.nothing')).toBeUndefined();
+    expect(describeField('Work', 'spec.constructor')).toBeUndefined();
+    expect(describeField('toString', '')).toBeUndefined();
   });
 });
 

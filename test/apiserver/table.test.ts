@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { humanDuration, parseRFC3339, age } from '../../src/apiserver/duration.js';
 import { evaluate, parseColumnPath } from '../../src/apiserver/jsonpath.js';
 import { goJson, goNumber, goQuote } from '../../src/apiserver/go-text.js';
-import { negotiateResource, partialObjectMetadata, tableOptions, tableWatchEncoder, toTable } from '../../src/apiserver/table.js';
+import { negotiateResource, partialObjectMetadata, partialObjectMetadataList, tableOptions, tableWatchEncoder, toTable } from '../../src/apiserver/table.js';
 import { apiResources } from '../../src/apiserver/resources.js';
 
 const S = 1000;
@@ -245,6 +245,15 @@ describe('toTable', () => {
     const beta = toTable(resource('Remedy'), object, { version: 'v1beta1' });
     expect([beta.apiVersion, (beta.rows![0]!.object as any).apiVersion]).toEqual(['meta.k8s.io/v1beta1', 'meta.k8s.io/v1beta1']);
     expect(toTable(resource('Remedy'), object, { noHeaders: true }).columnDefinitions).toBeNull();
+  });
+
+  it('makes the metadata-only list form', () => {
+    expect(partialObjectMetadataList({ kind: 'WorkList', metadata: { resourceVersion: '9', continue: 'c' }, items: [{ metadata: { name: 'a' }, spec: {} }] })).toEqual({
+      kind: 'PartialObjectMetadataList',
+      apiVersion: 'meta.k8s.io/v1',
+      metadata: { resourceVersion: '9', continue: 'c' },
+      items: [{ kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: { name: 'a', creationTimestamp: null } }],
+    });
   });
 
   it('encodes a watch as one-row Tables, only the first with column definitions', () => {
