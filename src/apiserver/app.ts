@@ -17,7 +17,8 @@ import { decodeJson, readBody, MAX_REQUEST_BYTES } from './body.js';
 import { cannotBeHandled } from './admission.js';
 import { deleteOptions, param, writeOptions, type Query } from './request.js';
 import { applyNotSupported, patcher, patchTypeOf } from './patch.js';
-import { encodeContinue, parseListQuery } from './list-query.js';
+import { continueExpiredStatus, encodeContinue, listExpiredStatus, listRead, parseListOptions, tooLargeResourceVersionStatus, type ListOptions } from './list-options.js';
+import { StorageError } from './storage/storage.js';
 import { WatchSet, serveWatch } from './watch.js';
 import { isRecordValue, type JsonObject } from './json.js';
 import { nameOf, namespaceOf } from './objects.js';
@@ -178,10 +179,54 @@ export function createApiServerApp(options: ApiServerAppOptions): ApiServerApp {
     return table;
   }
 
+  /** The list or watch options of a collection request, checked as kube checks them, and the predicate of its selectors. */
+  function listOptions(ctx: Koa.Context, resource: Resource): { query: ListOptions; predicate?: (o: JsonObject) => boolean } {
+    const parsed = parseListOptions(new URLSearchParams(ctx.querystring), resource);
+    if ('status' in parsed) throw new ApiError(parsed.status as unknown as Status);
+    const query = parsed.options;
+    const selects = query.labelSelector.requirements.length > 0 || query.fieldSelector.terms.length > 0;
+    if (!selects) return { query };
+    const predicate = (o: JsonObject) => query.labelSelector.matches(labelsOf(o)) && query.fieldSelector.matches(o);
+    return { query, predicate };
+  }
+
+  /** One page of a list, read as the options say (at a revision, from a continue token), in kube's 410 and 504 words. */
+  async function readList(resource: Resource, namespace: string | undefined, query: ListOptions, predicate: ((o: JsonObject) => boolean) | undefined) {
+    const prefix = collectionPrefix(resource, namespace);
+    const read = listRead(query, prefix);
+    if ('status' in read) throw new ApiError(read.status as unknown as Status);
+    if (read.minRevision !== undefined) {
+      const current = await options.storage.currentRevision();
+      if (current < read.minRevision) throw new ApiError(tooLargeResourceVersionStatus(read.minRevision, current) as unknown as Status);
+    }
+    try {
+      const result = await options.storage.list(prefix, {
+        ...(read.revision !== undefined ? { revision: read.revision } : {}),
+        ...(read.startKey !== undefined ? { startKey: read.startKey } : {}),
+        ...(query.limit > 0 ? { limit: query.limit } : {}),
+        ...(predicate ? { predicate } : {}),
+      });
+      const metadata: JsonObject = { resourceVersion: String(result.revision) };
+      if (result.continueKey !== undefined) {
+        metadata.continue = encodeContinue(result.continueKey, prefix, result.revision);
+        if (result.remainingItemCount !== undefined) metadata.remainingItemCount = result.remainingItemCount;
+      }
+      return { metadata, items: result.items };
+    } catch (err) {
+      if (err instanceof StorageError && err.code === 'Expired') {
+        throw new ApiError((read.startKey !== undefined ? continueExpiredStatus(read.startKey, prefix) : listExpiredStatus()) as unknown as Status);
+      }
+      if (err instanceof StorageError && err.code === 'TooLarge') {
+        throw new ApiError(tooLargeResourceVersionStatus(read.revision ?? 0, err.revision ?? 0) as unknown as Status);
+      }
+      throw err;
+    }
+  }
+
   async function list(ctx: Koa.Context, registry: Registry, namespace: string | undefined): Promise<void> {
-    const query = parseListQuery(ctx.query as Query);
-    const as = representation(ctx);
     const resource = registry.resource;
+    const { query, predicate } = listOptions(ctx, resource);
+    const as = representation(ctx);
     if (query.watch || as.stream === 'watch') {
       const convert = as.convert;
       const encodeObject = !convert
@@ -189,7 +234,7 @@ export function createApiServerApp(options: ApiServerAppOptions): ApiServerApp {
         : convert.kind === 'Table'
           ? tableWatchEncoder(resource, { ...includeObject(ctx), version: convert.version })
           : (o: JsonObject) => (o.kind === 'Status' ? o : partialObjectMetadata(o, convert.version));
-      await serveWatch(ctx, registry, namespace, query, {
+      await serveWatch(ctx, registry, namespace, query, predicate, {
         watches,
         minTimeoutSeconds: options.minRequestTimeoutSeconds ?? 1800,
         bookmarkIntervalMs: options.bookmarkIntervalMs ?? 60_000,
@@ -199,22 +244,8 @@ export function createApiServerApp(options: ApiServerAppOptions): ApiServerApp {
       });
       return;
     }
-    const prefix = collectionPrefix(resource, namespace);
-    const revision = query.continueFrom?.revision ?? (query.resourceVersionMatch === 'Exact' && query.resourceVersion ? Number(query.resourceVersion) : undefined);
-    const result = await options.storage
-      .list(prefix, {
-        ...(revision !== undefined ? { revision } : {}),
-        ...(query.continueFrom ? { startKey: prefix + query.continueFrom.startKey } : {}),
-        ...(query.limit ? { limit: query.limit } : {}),
-        ...(query.predicate ? { predicate: query.predicate } : {}),
-      })
-      .catch(registry.storageError(''));
-    const metadata: JsonObject = { resourceVersion: String(result.revision) };
-    if (result.continueKey !== undefined) {
-      metadata.continue = encodeContinue(result.revision, result.continueKey.slice(prefix.length));
-      if (result.remainingItemCount !== undefined) metadata.remainingItemCount = result.remainingItemCount;
-    }
-    respond(ctx, 200, converted(ctx, resource, { apiVersion: resource.groupVersion, kind: resource.listKind, metadata, items: result.items }, as));
+    const page = await readList(resource, namespace, query, predicate);
+    respond(ctx, 200, converted(ctx, resource, { apiVersion: resource.groupVersion, kind: resource.listKind, metadata: page.metadata, items: page.items }, as));
   }
 
   async function create(ctx: Koa.Context, registry: Registry, namespace: string | undefined): Promise<void> {
@@ -276,16 +307,8 @@ export function createApiServerApp(options: ApiServerAppOptions): ApiServerApp {
     const resource = registry.resource;
     const deletion = deleteOptions(await optionalBody(ctx), ctx.query as Query, resource.ignoreStoreReadErrorParameter);
     if (deletion.ignoreStoreReadError) throw corruptOnly();
-    const query = parseListQuery(ctx.query as Query);
-    if (query.watch) throw badRequest('watch is not a parameter of deletecollection');
-    const prefix = collectionPrefix(resource, namespace);
-    const listed = await options.storage
-      .list(prefix, {
-        ...(query.continueFrom ? { revision: query.continueFrom.revision, startKey: prefix + query.continueFrom.startKey } : {}),
-        ...(query.limit ? { limit: query.limit } : {}),
-        ...(query.predicate ? { predicate: query.predicate } : {}),
-      })
-      .catch(registry.storageError(''));
+    const { query, predicate } = listOptions(ctx, resource);
+    const listed = await readList(resource, namespace, { ...query, watch: false }, predicate);
     for (const item of listed.items) {
       const name = nameOf(item)!;
       try {
@@ -357,6 +380,9 @@ export function createApiServerApp(options: ApiServerAppOptions): ApiServerApp {
 function patchStrictFailure(problems: string): ApiError {
   return invalid({ group: '', kind: '' }, '', [{ type: 'FieldValueInvalid', field: 'patch', message: `Invalid value: "the patched object": ${problems}` }]);
 }
+
+const labelsOf = (o: JsonObject): Record<string, string> | undefined =>
+  isRecordValue(o.metadata) && isRecordValue(o.metadata.labels) ? (o.metadata.labels as Record<string, string>) : undefined;
 
 function shortBody(text: string): string {
   return text.length > 256 ? `${text.slice(0, 256)}...` : text;

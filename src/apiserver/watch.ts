@@ -16,9 +16,9 @@ import type Koa from 'koa';
 import type { Logger } from 'pino';
 import { StorageError, type Watch, type WatchEvent } from './storage/storage.js';
 import type { Registry } from './registry.js';
-import type { ListQuery } from './list-query.js';
+import { parseResourceVersion, watchExpiredStatus, type ListOptions } from './list-options.js';
 import { collectionPrefix, qualifiedResource } from './keys.js';
-import { badRequest, expired, type Status } from './status.js';
+import { badRequest } from './status.js';
 import type { JsonObject } from './json.js';
 
 export interface WatchServing {
@@ -59,25 +59,33 @@ export class WatchSet {
 
 export const INITIAL_EVENTS_END_ANNOTATION = 'k8s.io/initial-events-end';
 
-function startRevision(resourceVersion: string | undefined): number | undefined {
-  if (resourceVersion === undefined || resourceVersion === '' || resourceVersion === '0') return undefined;
-  if (!/^\d+$/.test(resourceVersion)) throw badRequest(`invalid resource version: ${JSON.stringify(resourceVersion)}`);
-  return Number(resourceVersion);
-}
-
-export async function serveWatch(ctx: Koa.Context, registry: Registry, namespace: string | undefined, query: ListQuery, serving: WatchServing): Promise<void> {
+/**
+ * Serves a watch. `query` comes from parseListOptions (checked, and with kube 1.32's WatchList
+ * defaults: a watch from no resourceVersion or "0" asks for the initial events); `predicate` is its
+ * selectors, absent when they select everything.
+ */
+export async function serveWatch(
+  ctx: Koa.Context,
+  registry: Registry,
+  namespace: string | undefined,
+  query: ListOptions,
+  predicate: ((object: JsonObject) => boolean) | undefined,
+  serving: WatchServing,
+): Promise<void> {
   const resource = registry.resource;
   const storage = registry.storageBackend;
   const prefix = collectionPrefix(resource, namespace);
-  const matches = query.predicate ?? (() => true);
-  const requested = startRevision(query.resourceVersion);
-  // No resourceVersion (or "0"): the current state first, as synthetic ADDED events.
+  const matches = predicate ?? (() => true);
+  const parsed = parseResourceVersion(query.resourceVersion);
+  if (typeof parsed === 'string') throw badRequest(`invalid resource version: ${parsed}`);
+  const requested = parsed === 0 ? undefined : parsed;
+  // The current state first, as synthetic ADDED events: asked for, or (for older clients) implied by no resourceVersion.
   const initialEvents = query.sendInitialEvents ?? requested === undefined;
 
   let initial: JsonObject[] = [];
   let from: number;
   if (initialEvents) {
-    const listed = await storage.list(prefix, { ...(query.predicate ? { predicate: query.predicate } : {}) }).catch(registry.storageError(''));
+    const listed = await storage.list(prefix, { ...(predicate ? { predicate } : {}) }).catch(registry.storageError(''));
     initial = listed.items;
     from = requested !== undefined && query.sendInitialEvents ? Math.max(requested, listed.revision) : listed.revision;
   } else from = requested ?? (await storage.currentRevision());
@@ -159,7 +167,8 @@ export async function serveWatch(ctx: Koa.Context, registry: Registry, namespace
       flush();
       if (queued > maxQueued) await writer;
     }
-    if (query.sendInitialEvents) bookmark(from, { [INITIAL_EVENTS_END_ANNOTATION]: 'true' });
+    // The end of the initial events is a bookmark, sent to clients that take bookmarks (client-go's WatchList does).
+    if (query.sendInitialEvents && query.allowWatchBookmarks) bookmark(from, { [INITIAL_EVENTS_END_ANNOTATION]: 'true' });
     if (!open) return;
     watch = storage.watch(prefix, { fromRevision: from });
     const running = watch;
@@ -171,7 +180,7 @@ export async function serveWatch(ctx: Koa.Context, registry: Registry, namespace
     }
   } catch (err) {
     if (err instanceof StorageError && err.code === 'Expired') {
-      send('ERROR', expiredStatus(from, err.revision) as unknown as JsonObject);
+      send('ERROR', watchExpiredStatus(from, err.revision ?? from + 1) as unknown as JsonObject);
     } else if (err instanceof StorageError && err.code === 'TooSlow') {
       tooSlow = true;
     } else {
@@ -209,10 +218,6 @@ export async function serveWatch(ctx: Koa.Context, registry: Registry, namespace
 const DEFAULT_MAX_QUEUED_BYTES = 4 * 1024 * 1024;
 /** How long the end of a watch waits for its last events to be taken before closing the connection. */
 const FLUSH_GRACE_MS = 5_000;
-
-function expiredStatus(requested: number, oldest: number | undefined): Status {
-  return expired(`too old resource version: ${requested} (${oldest ?? requested + 1})`).status;
-}
 
 /** An event as a watch with a selector sees it (apiserver `storage/etcd3/watcher.go` transform). */
 function filtered(event: WatchEvent, matches: (o: JsonObject) => boolean): { type: string; object: JsonObject } | undefined {
