@@ -88,9 +88,15 @@ export function createApiServerApp(options: ApiServerAppOptions): ApiServerApp {
       if (options.authenticate && !options.authenticate(ctx)) throw new ApiError({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'Unauthorized', reason: 'Unauthorized', code: 401 });
       await next();
       if (ctx.status === 404 && ctx.body === undefined) throw pathNotFound();
+      if (logger?.isLevelEnabled('debug')) logger.debug({ method: ctx.method, path: ctx.path, code: ctx.status }, 'request');
     } catch (err) {
       const status = err instanceof ApiError ? err.status : logInternal(err, ctx);
       respond(ctx, status.code ?? 500, status);
+      // Identity and cause fields only: messages and bodies may carry object contents.
+      if (err instanceof ApiError && logger) {
+        const causes = status.details?.causes?.map((c) => c.field).filter(Boolean);
+        logger.info({ method: ctx.method, path: ctx.path, code: status.code, reason: status.reason, ...(causes?.length ? { causes } : {}) }, 'refused');
+      }
     } finally {
       if (options.draining?.() && !ctx.headerSent) ctx.set('Connection', 'close');
     }

@@ -135,6 +135,8 @@ describe('fleetgate apiserver serving', () => {
     await call(server, ca, 'POST', CLUSTERS, { body: '{"not json', token: 'tok-secret-123' });
     const log = lines.join('');
     expect(log).toContain('fleetgate apiserver serving on');
+    // A refusal is logged by its cause fields, not their messages (which quote the values).
+    expect(log).toMatch(/"code":422,"reason":"Invalid","causes":\["spec.syncMode"\],"msg":"refused"/);
     for (const secret of ['tok-secret-123', 'tok-wrong-456', 'very-secret-value']) expect(log).not.toContain(secret);
   });
 
