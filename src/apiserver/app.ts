@@ -15,7 +15,7 @@ import { Registry, type FieldManager } from './registry.js';
 import { ApiError, badRequest, deleteCollectionSuccess, deleteSuccess, internalError, invalid, methodNotAllowed, pathNotFound, type Status } from './status.js';
 import { decodeJson, readBody, MAX_REQUEST_BYTES } from './body.js';
 import { cannotBeHandled } from './admission.js';
-import { deleteOptions, param, writeOptions, type Query } from './request.js';
+import { deleteOptions, param, writeOptions, type Query, type WriteOptions } from './request.js';
 import { applyNotSupported, patcher, patchTypeOf } from './patch.js';
 import { continueExpiredStatus, encodeContinue, listExpiredStatus, listRead, parseListOptions, tooLargeResourceVersionStatus, type ListOptions } from './list-options.js';
 import { StorageError } from './storage/storage.js';
@@ -46,6 +46,11 @@ export interface ApiServerAppOptions extends RuleOptions {
   maxQueuedWatchBytes?: number;
   /** managedFields for Update operations (issue 24). */
   fieldManager?: FieldManager;
+  /**
+   * Server-side apply (issue 24): answers `application/apply-patch+yaml` PATCHes, which may create
+   * the object (201). Until one is installed they are a 415 saying apply is not supported yet.
+   */
+  applyPatch?: ApplyPatchHandler;
   /** Overrides the lookups answered from this server's own store (tests). */
   lookups?: Lookups;
   /** fleetgate's version, carried in `/version`'s gitVersion. */
@@ -53,6 +58,19 @@ export interface ApiServerAppOptions extends RuleOptions {
   /** Routes served beside the resources (tests). */
   extraRoutes?: (router: Router) => void;
 }
+
+export interface ApplyPatchRequest {
+  registry: Registry;
+  namespace: string | undefined;
+  name: string;
+  /** The body as sent: YAML (kubectl sends JSON, which is YAML). */
+  body: string;
+  /** fieldManager (required for apply: the handler checks it), force, dryRun, fieldValidation. */
+  options: WriteOptions;
+  subResource: 'status' | undefined;
+}
+
+export type ApplyPatchHandler = (request: ApplyPatchRequest) => Promise<{ created: boolean; object: JsonObject; warnings: string[] }>;
 
 export interface ApiServerApp {
   app: Koa;
@@ -279,7 +297,14 @@ export function createApiServerApp(options: ApiServerAppOptions): ApiServerApp {
 
   async function patch(ctx: Koa.Context, registry: Registry, namespace: string | undefined, name: string, subResource: 'status' | undefined): Promise<void> {
     const type = patchTypeOf(ctx.get('content-type'));
-    if (type === 'apply') throw applyNotSupported();
+    if (type === 'apply') {
+      if (!options.applyPatch) throw applyNotSupported();
+      const write = writeOptions('PatchOptions', ctx.query as Query, ctx.get('user-agent'), true);
+      const result = await options.applyPatch({ registry, namespace, name, body: await readBody(ctx.req, limit), options: write, subResource });
+      warn(ctx, result.warnings);
+      respond(ctx, result.created ? 201 : 200, result.object);
+      return;
+    }
     const write = writeOptions('PatchOptions', ctx.query as Query, ctx.get('user-agent'));
     const text = await readBody(ctx.req, limit);
     const decoded = decodeJson(text, 'the patch', type === 'merge' && write.fieldValidation !== 'Ignore');
