@@ -22,9 +22,9 @@ import inject from 'light-my-request';
 import Koa from 'koa';
 import { validate, applyDefaults } from '../src/index.js';
 import { createApiServerApp } from '../src/apiserver/app.js';
-import { createMemoryStorage } from '../src/apiserver/storage/memory.js';
-import { openDurableStorage } from '../src/apiserver/storage/durable.js';
-import type { Storage } from '../src/apiserver/storage/storage.js';
+import { createMemoryStorage } from '../src/apiserver/storage/index.js';
+import { openDurableStorage } from '../src/apiserver/storage/index.js';
+import type { Storage } from '../src/apiserver/storage/index.js';
 import { cluster } from '../test/fixtures/cluster.js';
 
 const COUNT = Number(process.env.BENCH_OBJECTS ?? 10_000);

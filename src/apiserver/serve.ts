@@ -9,7 +9,7 @@ import { pino, type Logger } from 'pino';
 import type Router from '@koa/router';
 import { DEFAULT_GROUP_DOMAIN, type RuleOptions } from '../index.js';
 import { createProbeServer, listen, reloadCertificatesOnChange, secureContext, tlsFiles, trackRequests, type TlsOptions } from '../server/https.js';
-import type { Storage } from './storage/storage.js';
+import type { Storage } from './storage/index.js';
 import { createApiServerApp } from './app.js';
 import { authenticator, isLoopback, readTokenFile } from './auth.js';
 import { createApiServerMetrics } from './metrics.js';

@@ -14,7 +14,7 @@
  */
 import type Koa from 'koa';
 import type { Logger } from 'pino';
-import { StorageError, type Watch, type WatchEvent } from './storage/storage.js';
+import { StorageError, type Watch, type WatchEvent } from './storage/index.js';
 import type { Registry } from './registry.js';
 import { parseResourceVersion, watchExpiredStatus, type ListOptions } from './list-options.js';
 import { collectionPrefix, qualifiedResource } from './keys.js';

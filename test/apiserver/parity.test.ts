@@ -17,7 +17,7 @@ import { applyPatch, type Operation as PatchOp } from 'rfc6902';
 import { recordCases, type SeenCase } from '../helpers.js';
 import { createApp } from '../../src/server/app.js';
 import { createApiServerApp } from '../../src/apiserver/app.js';
-import { createMemoryStorage } from '../../src/apiserver/storage/memory.js';
+import { createMemoryStorage } from '../../src/apiserver/storage/index.js';
 import { apiResources, type ApiResource } from '../../src/apiserver/resources.js';
 import { objectKey } from '../../src/apiserver/keys.js';
 import { prepareForStatusUpdate, prepareForUpdate } from '../../src/apiserver/objects.js';

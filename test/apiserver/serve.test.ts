@@ -11,7 +11,7 @@ import { request } from 'node:https';
 import { pino } from 'pino';
 import { createCA, createClientCert } from '../../certs/tinyca.js';
 import { serveApi, type ApiServerOptions, type RunningApiServer } from '../../src/apiserver/serve.js';
-import { createMemoryStorage } from '../../src/apiserver/storage/memory.js';
+import { createMemoryStorage } from '../../src/apiserver/storage/index.js';
 import { cluster } from '../fixtures/cluster.js';
 
 const CLUSTERS = '/apis/cluster.karmada.io/v1alpha1/clusters';

@@ -101,8 +101,8 @@ async function run(args: string[], io: CliIO): Promise<number> {
     const dataDir = resolve(values['data-dir'] ?? 'data');
     const storage =
       storageKind === 'memory'
-        ? (await import('../../apiserver/storage/memory.js')).createMemoryStorage()
-        : await (await import('../../apiserver/storage/durable.js')).openDurableStorage({ directory: dataDir });
+        ? (await import('../../apiserver/storage/index.js')).createMemoryStorage()
+        : await (await import('../../apiserver/storage/index.js')).openDurableStorage({ directory: dataDir });
     logger.info(storageKind === 'memory' ? { storage: 'memory' } : { storage: 'durable', dataDir }, storageKind === 'memory' ? 'storage: in memory, nothing is kept after exit' : `storage: durable, in ${dataDir}`);
     const server = await serveApi({
       storage,
