@@ -1,0 +1,98 @@
+/**
+ * Request bodies: read with a size limit, decoded as JSON the way kube-apiserver's strict decoder
+ * reads them. JSON.parse keeps the last of two equal keys and says nothing; kube-apiserver reports
+ * each as `duplicate field "<key>"` (sigs.k8s.io/json), so a body is scanned for them as well
+ * (jsonc-parser's visitor sees every key, in order) when the request's fieldValidation wants to know.
+ */
+import type { IncomingMessage } from 'node:http';
+import getRawBody from 'raw-body';
+import { visit } from 'jsonc-parser';
+import { badRequest, requestEntityTooLarge } from './status.js';
+
+/** kube-apiserver's limit on a request body (`--max-request-bytes`, 3 MiB) */
+export const MAX_REQUEST_BYTES = 3 * 1024 * 1024;
+
+export async function readBody(req: IncomingMessage, limit = MAX_REQUEST_BYTES): Promise<string> {
+  try {
+    return (await getRawBody(req, { limit, length: req.headers['content-length'] })).toString('utf8');
+  } catch (err) {
+    const e = err as { type?: string };
+    if (e.type === 'entity.too.large') throw requestEntityTooLarge(limit);
+    throw badRequest('the request body could not be read');
+  }
+}
+
+export interface Decoded {
+  value: unknown;
+  /** `duplicate field "<key>"`, once per repeated key, in body order. */
+  duplicates: string[];
+}
+
+/**
+ * Parses a JSON body. `what` names it in the 400 (`Cluster in version "v1alpha1" cannot be handled
+ * as a Cluster`), as the handlers name the type they decode into.
+ */
+export function decodeJson(text: string, what: string, findDuplicates: boolean): Decoded {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    // RangeError from absurd nesting lands here too.
+    throw badRequest(`${what}: ${(err as Error).message}`);
+  }
+  return { value, duplicates: findDuplicates && mayHaveDuplicates(text, value) ? duplicateKeys(text) : [] };
+}
+
+/**
+ * Whether the text has more object properties than the value it parsed to: JSON.parse keeps one
+ * of two equal keys, so the two counts differ exactly when some key is repeated. Counting the
+ * colons outside strings takes one pass over the text, much faster than the visitor that then
+ * names the repeated keys (written here: no library counts them).
+ */
+function mayHaveDuplicates(text: string, value: unknown): boolean {
+  let colons = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++; // backslash: the next character is escaped
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x3a) colons++;
+  }
+  return colons !== countProperties(value);
+}
+
+function countProperties(value: unknown): number {
+  if (typeof value !== 'object' || value === null) return 0;
+  let count = 0;
+  if (Array.isArray(value)) {
+    for (const item of value) count += countProperties(item);
+    return count;
+  }
+  for (const key in value) {
+    if (Object.hasOwn(value, key)) count += 1 + countProperties((value as Record<string, unknown>)[key]);
+  }
+  return count;
+}
+
+function duplicateKeys(text: string): string[] {
+  const found: string[] = [];
+  const seen = new Set<string>();
+  const open: Set<string>[] = [];
+  visit(text, {
+    onObjectBegin: () => void open.push(new Set()),
+    onObjectEnd: () => void open.pop(),
+    onObjectProperty: (property) => {
+      const keys = open[open.length - 1];
+      if (!keys) return;
+      if (keys.has(property)) {
+        const message = `duplicate field ${JSON.stringify(property)}`;
+        // sigs.k8s.io/json reports each distinct message once.
+        if (!seen.has(message)) found.push(message);
+        seen.add(message);
+      } else keys.add(property);
+    },
+  });
+  return found;
+}
