@@ -23,14 +23,18 @@ export function certDir(): CertDir {
   return { dir, ca: authority.certPem, authority };
 }
 
+/** New serving certificates and keys for `certs`, signed by its CA: made ahead, as key generation takes seconds of CPU. */
+export function servingCerts(certs: CertDir, count: number): KeyPair[] {
+  return Array.from({ length: count }, () => servingFor(certs.authority));
+}
+
 /**
- * Writes a new serving certificate and key, signed by the same CA. `inPlace` writes the two files
- * one after the other (a moment where they do not match, as a careless tool does); otherwise each
- * is written aside and renamed over the old one.
+ * Writes `next` as the serving certificate and key. `inPlace` writes the two files one after the
+ * other (a moment where they do not match, as a careless tool does); otherwise each is written
+ * aside and renamed over the old one.
  */
-export function rotate(certs: CertDir, inPlace: boolean): string {
-  const serving = servingFor(certs.authority);
-  for (const [name, text] of [['tls.crt', serving.certPem], ['tls.key', serving.keyPem]] as const) {
+export function rotate(certs: CertDir, next: KeyPair, inPlace: boolean): void {
+  for (const [name, text] of [['tls.crt', next.certPem], ['tls.key', next.keyPem]] as const) {
     const file = join(certs.dir, name);
     if (inPlace) writeFileSync(file, text);
     else {
@@ -38,5 +42,4 @@ export function rotate(certs: CertDir, inPlace: boolean): string {
       renameSync(`${file}.new`, file);
     }
   }
-  return serving.certPem;
 }

@@ -5,7 +5,7 @@
  */
 import { Agent, request as httpsRequest, type RequestOptions } from 'node:https';
 import { request as httpRequest, Agent as HttpAgent } from 'node:http';
-import { connect } from 'node:tls';
+import { connect, type TLSSocket } from 'node:tls';
 
 export interface Target {
   host: string;
@@ -28,6 +28,10 @@ export interface Outcome {
   hung: boolean;
   /** Whether the request was fully written before the outcome (an answer, an error, the deadline). */
   sent: boolean;
+  /** When it was fully written (performance.now()), if it was. */
+  sentAt?: number;
+  /** The serial number of the server's certificate, when asked for. */
+  serial?: string;
   /** Whether the connection had carried an earlier request. */
   reused: boolean;
 }
@@ -44,6 +48,8 @@ export interface Send {
   deadlineMs: number;
   /** false: a connection of its own; otherwise a keep-alive agent. */
   agent?: Agent | HttpAgent | false;
+  /** Record the serial number of the server's certificate. */
+  peerSerial?: boolean;
 }
 
 export function keepAliveAgent(target: Target, maxSockets: number): Agent | HttpAgent {
@@ -55,13 +61,14 @@ export function send(target: Target, what: Send): Promise<Outcome> {
   const started = performance.now();
   return new Promise((done) => {
     let finished = false;
-    let sent = false;
+    let sentAt: number | undefined;
     let reused = false;
+    let serial: string | undefined;
     const finish = (outcome: Omit<Outcome, 'ms' | 'sent' | 'reused'>) => {
       if (finished) return;
       finished = true;
       clearTimeout(deadline);
-      done({ ...outcome, ms: performance.now() - started, sent, reused });
+      done({ ...outcome, ms: performance.now() - started, sent: sentAt !== undefined, sentAt, reused, ...(serial ? { serial } : {}) });
     };
     const options: RequestOptions = {
       host: target.host,
@@ -73,6 +80,7 @@ export function send(target: Target, what: Send): Promise<Outcome> {
       ...(target.ca ? { ca: target.ca, servername: target.servername ?? 'localhost' } : {}),
     };
     const req = (target.ca ? httpsRequest : httpRequest)(options, (res) => {
+      if (what.peerSerial) serial = (res.socket as TLSSocket).getPeerCertificate?.()?.serialNumber;
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => finish({ status: res.statusCode, body: Buffer.concat(chunks).toString('utf8'), headers: res.headers, hung: false }));
@@ -83,7 +91,7 @@ export function send(target: Target, what: Send): Promise<Outcome> {
       reused = (socket as { fleetgateUsed?: boolean }).fleetgateUsed === true;
       (socket as { fleetgateUsed?: boolean }).fleetgateUsed = true;
     });
-    req.on('finish', () => (sent = true));
+    req.on('finish', () => (sentAt = performance.now()));
     req.on('error', (err) => finish({ error: (err as NodeJS.ErrnoException).code ?? err.message, hung: false }));
     const deadline = setTimeout(() => {
       finish({ error: 'deadline', hung: true });
