@@ -139,6 +139,8 @@ export interface RawOptions {
   stall?: boolean;
   /** After `bytes`, keep writing this a second apart until the server closes. */
   trickle?: string;
+  /** Close the sending side after `bytes`: the server sees the end of what it will ever get. */
+  end?: boolean;
 }
 
 /**
@@ -163,7 +165,8 @@ export function sendRaw(target: Target, bytes: Buffer, deadlineMs: number, optio
     };
     const deadline = setTimeout(() => finish({ closed: false, hung: true, error: 'deadline' }), deadlineMs);
     socket.once('secureConnect', () => {
-      socket.write(bytes);
+      if (options.end) socket.end(bytes);
+      else socket.write(bytes);
       if (options.trickle) trickle = setInterval(() => socket.writable && socket.write(options.trickle!), 1000);
     });
     socket.setEncoding('latin1');

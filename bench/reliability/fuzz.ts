@@ -16,7 +16,8 @@ import { fuzzLibrary, libraryInputs, mergeLibraryFigures, emptyLibraryFigures, t
 import type { LibraryWorkerData } from './library-worker.js';
 import { heapFromMetrics, rssMiB } from './process-stats.js';
 import { startWebhook } from './server-process.js';
-import { fuzzWebhook, webhookInputs, type WebhookFigures } from './webhook-fuzz.js';
+import { fuzzWebhook, oversized, webhookInputs, type WebhookFigures } from './webhook-fuzz.js';
+import { send } from './client.js';
 import { describeRecipe } from './recipes.js';
 
 const { numbers: o, strings } = numberFlags(
@@ -167,10 +168,17 @@ async function webhookPhase(): Promise<WebhookRun> {
   const target = { host: '127.0.0.1', port: server.ready.port, ca: server.ready.ca };
   const metricsUrl = `http://127.0.0.1:${server.ready.probePort}/metrics`;
   await fuzzWebhook(target, { seed: o.seed ^ 0x5eed, from: 0, to: o['webhook-warm-up'], concurrency: o.concurrency, deadlineMs: o['webhook-deadline-ms'], stalls: 0 });
+  // The largest bodies the server takes, and some it refuses, before memory is first read: what
+  // the allocator keeps after its largest requests is the server's working size, not growth.
+  await Promise.all(
+    [-1024, -1024, -1024, -1024, 1, 1].map((over) =>
+      send(target, { path: '/validate', headers: { 'content-type': 'application/json' }, body: oversized(over).body, deadlineMs: o['webhook-deadline-ms'] * 3, agent: false }),
+    ),
+  );
   await sleep(o['settle-ms']);
   const rssBefore = rssMiB(server.pid);
   const heapBefore = (await heapFromMetrics(metricsUrl))?.used;
-  console.log(`webhook: pid ${server.pid} on port ${server.ready.port}, warm (${o['webhook-warm-up']} requests), RSS ${mib(rssBefore)} MiB, heap ${mib(heapBefore)} MiB; fuzzing ${o['webhook-inputs']} requests and ${o.stalls} stalled uploads`);
+  console.log(`webhook: pid ${server.pid} on port ${server.ready.port}, warm (${o['webhook-warm-up']} requests and 6 of about 7 MiB), RSS ${mib(rssBefore)} MiB, heap ${mib(heapBefore)} MiB; fuzzing ${o['webhook-inputs']} requests and ${o.stalls} stalled uploads`);
   let done = 0;
   const progress = setInterval(() => console.log(`webhook: ${done} of ${o['webhook-inputs']} requests, ${seconds(began)} s`), 10_000);
   const figures = await fuzzWebhook(target, {

@@ -3,7 +3,8 @@
  * optionally pinned to one core, its ports read from its own JSON log line (it listens on port
  * 0, so harnesses in several worktrees run side by side), its log kept for the harness to read,
  * and stopped by a signal with the exit code and the time it took. The webhook's harnesses use
- * startWebhook(); the API server's can start theirs through startServerProcess().
+ * startWebhook(); the API server's (and etcd, any program that logs JSON lines) can start through
+ * startServerProcess().
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
@@ -44,6 +45,8 @@ export interface ServerProcess<Ready> {
 }
 
 export interface StartOptions<Ready> {
+  /** The program (default: this Node); `args` are its arguments. */
+  command?: string;
   args: string[];
   /** Pin the process to this core (when taskset is there). */
   cpu?: number;
@@ -57,8 +60,9 @@ export interface StartOptions<Ready> {
 }
 
 export function startServerProcess<Ready>(options: StartOptions<Ready>): Promise<ServerProcess<Ready>> {
-  const command = options.cpu !== undefined && hasTaskset ? 'taskset' : process.execPath;
-  const args = options.cpu !== undefined && hasTaskset ? ['-c', String(options.cpu), process.execPath, ...options.args] : options.args;
+  const program = options.command ?? process.execPath;
+  const command = options.cpu !== undefined && hasTaskset ? 'taskset' : program;
+  const args = options.cpu !== undefined && hasTaskset ? ['-c', String(options.cpu), program, ...options.args] : options.args;
   const child = spawn(command, args, { cwd: options.cwd, stdio: ['ignore', 'pipe', 'pipe'] });
   const keep = options.keepLines ?? 500;
   let signalledAt = 0;

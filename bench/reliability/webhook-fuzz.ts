@@ -151,8 +151,8 @@ function bodyOf(body: Body, uid: string): Built {
   return { body: text, uid: intact ? uid : undefined };
 }
 
-/** An AdmissionReview `over` bytes past the body limit. */
-function oversized(over: number): Built {
+/** An AdmissionReview `over` bytes past the body limit (negative: that many bytes short of it). */
+export function oversized(over: number): Built {
   const head = '{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"big","operation":"CREATE","object":{"pad":"';
   const tail = '"}}}';
   return { body: Buffer.from(head + 'x'.repeat(MAX_BODY_BYTES + over - head.length - tail.length) + tail) };
@@ -259,7 +259,9 @@ export async function fuzzWebhook(target: Target, options: WebhookFuzzOptions, i
     let outcome: Outcome | RawOutcome;
     let expectedUid: string | undefined;
     if ('raw' in recipe) {
-      outcome = await sendRaw(target, Buffer.from(recipe.raw, 'latin1'), options.deadlineMs);
+      // The bytes, then the end of the stream: a fragment that could still become a request ('U', say)
+      // would otherwise be a stalled upload, which the server may hold for its 30-second limit.
+      outcome = await sendRaw(target, Buffer.from(recipe.raw, 'latin1'), options.deadlineMs, { end: true });
       if (outcome.status === undefined && !outcome.hung) {
         // The server may close a connection it cannot parse without a word: that is an answer here.
         count('closed');
