@@ -10,7 +10,8 @@
  * own metrics). First, `--floor-seconds` of the same load against a bare Node https server
  * (bench/floor.ts) on the same core: the baseline that shows what the machine and the load
  * generator alone do to the tail. Goals: no error, p99 under 5 ms, RSS of the last ten seconds within 10 % of the
- * first ten; and the load must have held its rate, or the run says nothing.
+ * first ten; and the load must have held its rate (p99 lag behind its schedule within 10 ms), or
+ * the run says nothing about the server.
  */
 import { spawnSync } from 'node:child_process';
 import { numberFlags } from './args.js';
@@ -24,7 +25,7 @@ import { judgeAnswer, Mix, type MixRequest } from './review-mix.js';
 import { repoRoot, startServerProcess, startWebhook } from './server-process.js';
 import { certDir } from './certs.js';
 
-const { numbers: o } = numberFlags({ seconds: 60, rate: 2000, 'warm-up': 5, 'floor-seconds': 10, connections: 32, 'server-cpu': 0, 'load-cpu': 1, 'p99-ms': 5 });
+const { numbers: o } = numberFlags({ seconds: 60, rate: 2000, 'warm-up': 5, 'floor-seconds': 10, connections: 32, 'server-cpu': 0, 'load-cpu': 1, 'p99-ms': 5, 'lag-ms': 10 });
 
 /** Moves this process (every thread of it) to one core, when taskset is there. */
 function pinSelf(cpu: number): boolean {
@@ -103,7 +104,8 @@ async function main(): Promise<number> {
 
   console.log('   s | fired | errors | p50 ms | p99 ms | p99.9 ms | max ms | lag ms | RSS MiB | heap MiB');
   for (const s of result.seconds) {
-    const memory = run.samples[s.second - 1];
+    // The sample taken nearest the end of this second (timers run late on a busy machine).
+    const memory = run.samples.reduce<ProcessSample | undefined>((best, x) => (best && Math.abs(best.t - s.second) <= Math.abs(x.t - s.second) ? best : x), undefined);
     console.log(
       `${String(s.second).padStart(4)} | ${String(s.fired).padStart(5)} | ${String(s.errors).padStart(6)} | ${ms(s.p50).padStart(6)} | ${ms(s.p99).padStart(6)} | ${ms(s.p999).padStart(8)} | ${s.max.toFixed(1).padStart(6)} | ${s.maxLagMs.toFixed(1).padStart(6)} | ${(memory?.rssMiB ?? Number.NaN).toFixed(1).padStart(7)} | ${(memory?.heapUsedMiB ?? Number.NaN).toFixed(1).padStart(8)}`,
     );
@@ -124,7 +126,8 @@ async function main(): Promise<number> {
     .atMost('errors (transport, status, wrong verdict, unanswered)', result.errors + result.unanswered, 0)
     .atMost('p99 latency', all.p99, o['p99-ms'], 'ms')
     .atMost(`RSS growth, last ${window} s over first ${window} s`, (rssLast / rssFirst - 1) * 100, 10, '%')
-    .atLeast('rate held by the load (fired / intended)', result.fired / (o.rate * o.seconds), 0.99)
+    // The load fires late rather than never: how late says whether it held its rate.
+    .atMost("the load's lag behind its schedule, p99", lag.p99, o['lag-ms'], 'ms')
     .atMost('exit code on SIGTERM', exit.code ?? 1, 0);
   console.log(goals.report('reliability:soak'));
   return goals.exitCode;
