@@ -52,6 +52,13 @@ export interface Send {
   peerSerial?: boolean;
 }
 
+/**
+ * Runs `giveUp` once the input and output already waiting have been handled. Node runs due timers
+ * before it reads sockets: after this process stalled (a busy machine can stop it for seconds), a
+ * deadline would fire before the answer that came meanwhile is read, and count as a server's hang.
+ */
+const expire = (giveUp: () => void) => setImmediate(giveUp);
+
 export function keepAliveAgent(target: Target, maxSockets: number): Agent | HttpAgent {
   const options = { keepAlive: true, maxSockets, scheduling: 'lifo' as const };
   return target.ca ? new Agent({ ...options, ca: target.ca, servername: target.servername ?? 'localhost' }) : new HttpAgent(options);
@@ -93,10 +100,10 @@ export function send(target: Target, what: Send): Promise<Outcome> {
     });
     req.on('finish', () => (sentAt = performance.now()));
     req.on('error', (err) => finish({ error: (err as NodeJS.ErrnoException).code ?? err.message, hung: false }));
-    const deadline = setTimeout(() => {
+    const deadline = setTimeout(() => expire(() => {
       finish({ error: 'deadline', hung: true });
       req.destroy();
-    }, what.deadlineMs);
+    }), what.deadlineMs);
 
     const body = what.body ?? Buffer.alloc(0);
     if (what.stallAfter !== undefined) {
@@ -163,7 +170,7 @@ export function sendRaw(target: Target, bytes: Buffer, deadlineMs: number, optio
       socket.destroy();
       done({ ...outcome, status, ms: performance.now() - started });
     };
-    const deadline = setTimeout(() => finish({ closed: false, hung: true, error: 'deadline' }), deadlineMs);
+    const deadline = setTimeout(() => expire(() => finish({ closed: false, hung: true, error: 'deadline' })), deadlineMs);
     socket.once('secureConnect', () => {
       if (options.end) socket.end(bytes);
       else socket.write(bytes);
