@@ -118,7 +118,10 @@ export function send(target: Target, what: Send): Promise<Outcome> {
     const size = Math.ceil(body.length / what.pace.chunks);
     let offset = 0;
     const next = () => {
-      if (finished) return;
+      // Written to the end even after an early answer (a 404 needs no body): a request left
+      // unfinished would hold its kept-alive connection, and so a place in the agent, until the
+      // server gives up on it 30 s later.
+      if (req.destroyed) return;
       const part = body.subarray(offset, offset + size);
       offset += size;
       if (offset >= body.length) req.end(part);
