@@ -165,6 +165,14 @@ export function createApp(options: AppOptions = {}): Koa {
       }
     }
   });
+  // The router answers a method it does not know (PROPFIND, say) 501, a server error, for what is
+  // the client's mistake: such a method gets what GET gets, 405 on a webhook path and 404 elsewhere.
+  const knownMethods = new Set(router.methods);
+  app.use(async (ctx, next) => {
+    if (knownMethods.has(ctx.method)) return next();
+    ctx.status = paths.has(ctx.path) ? 405 : 404;
+    if (ctx.status === 405) ctx.set('Allow', 'POST');
+  });
   app.use(router.routes());
   app.use(router.allowedMethods());
   app.silent = true;

@@ -61,7 +61,9 @@ const KEEP_ALIVE_TIMEOUT_MS = 95_000;
 /**
  * No API server waits longer than 30 s for a webhook's answer, so a request that takes longer
  * to arrive (a stalled or trickled body, headers never finished) is given up on. Node checks
- * both limits only while a request is arriving, not on an idle kept-alive connection.
+ * both limits only while a request is arriving, not on an idle kept-alive connection. A TLS
+ * handshake gets as long (Node's default, 120 s, let connections that never start one hold a
+ * descriptor four times longer than any other kind of silent client).
  */
 const REQUEST_TIMEOUT_MS = 30_000;
 /** How often Node looks for requests past those limits (its default, 30 s, would double them). */
@@ -99,6 +101,7 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
     {
       ...initialTls,
       minVersion: options.tlsMinVersion ?? 'TLSv1.2',
+      handshakeTimeout: REQUEST_TIMEOUT_MS,
       connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS,
       ...(options.clientCaFile ? { requestCert: true, rejectUnauthorized: true } : {}),
     },
