@@ -176,6 +176,40 @@ describe('fleetgate validate', () => {
     expect(stdout).toContain('-: error: standard input cannot be read here; give a file or a directory');
   });
 
+  it('fails a run that finds no object (exit 2, saying why for each path) unless --allow-empty', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'fleetgate-empty-'));
+    mkdirSync(join(dir, 'none'));
+    mkdirSync(join(dir, 'blank'));
+    writeFileSync(join(dir, 'blank', 'a.yaml'), '# nothing yet\n---\n');
+    writeFileSync(join(dir, 'empty.yaml'), '');
+    const hint = 'pass --allow-empty if that is expected';
+    const none = await cli(['validate', join(dir, 'none')]);
+    expect(none.code).toBe(2);
+    expect(none.stdout).toContain(`${join(dir, 'none')}: error: no objects found: no *.yaml, *.yml or *.json file in this directory; ${hint}\n`);
+    expect(lastLine(none.stdout)).toBe('0 objects in 0 files: 0 valid, 0 invalid, 0 skipped (kind not served), 0 warnings, 1 error');
+    const blank = await cli(['validate', join(dir, 'blank'), join(dir, 'empty.yaml')]);
+    expect(blank.code).toBe(2);
+    expect(blank.stdout).toContain(`${join(dir, 'blank')}: error: no objects found: the manifest file in this directory holds no object; ${hint}\n`);
+    expect(blank.stdout).toContain(`${join(dir, 'empty.yaml')}: error: no objects found: the file holds no object; ${hint}\n`);
+    const stdin = await cli(['validate', '-o', 'json', '-'], '---\n');
+    expect(stdin.code).toBe(2);
+    expect(JSON.parse(stdin.stdout).errors).toEqual([{ file: '<stdin>', message: `no objects found: standard input holds no object; ${hint}` }]);
+    expect(JSON.parse(stdin.stdout).summary.passed).toBe(false);
+    const junit = await cli(['validate', '-o', 'junit', join(dir, 'none')]);
+    expect(junit.stdout).toContain('<failure message="no objects found: no *.yaml');
+
+    const allowed = await cli(['validate', '--allow-empty', join(dir, 'none'), join(dir, 'empty.yaml')]);
+    expect(allowed.code).toBe(0);
+    expect(allowed.stdout).not.toContain(': error:');
+    // One object anywhere is a run that found something; a path that could not be read says so on its own.
+    writeFileSync(join(dir, 'blank', 'b.yaml'), stringify(cluster));
+    expect((await cli(['validate', join(dir, 'none'), join(dir, 'blank')])).code).toBe(0);
+    const missing = await cli(['validate', join(dir, 'nosuch')]);
+    expect(missing.code).toBe(2);
+    expect(missing.stdout).toContain(`${join(dir, 'nosuch')}: error: no such file or directory\n`);
+    expect(missing.stdout).not.toContain('no objects found');
+  });
+
   it('makes unknown fields and unserved kinds errors with --strict', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'fleetgate-strict-'));
     writeFileSync(join(dir, 'a.yaml'), stringify({ ...cluster, spec: { ...(cluster as any).spec, replicas: 2 } }));

@@ -1,4 +1,5 @@
 /** `fleetgate validate`: check manifests offline, as the webhook would, for CI pipelines. */
+import { isAbsolute, relative } from 'node:path';
 import { validate, type ValidationResult } from '../../validate.js';
 import { defaultsPatch } from '../../defaults.js';
 import { formatCause } from '../../field.js';
@@ -27,11 +28,13 @@ Flags:
       --context FILE|DIR  Services and ResourceInterpreterCustomizations for the context
                           rules (repeatable); without it those rules are skipped with a warning
       --show-defaults     print the defaults the mutating webhook would apply (JSON Patch)
+      --allow-empty       a run that finds no object passes (without it, exit 2)
       --group-domain D    API group domain (default karmada.io)
   -q, --quiet             print problems only, no summary
 
 Exit status: 0 every object valid, 1 an object is invalid, 2 usage or I/O error
-(an unreadable file or a YAML syntax error; the other files are still validated).
+(an unreadable file or a YAML syntax error; the other files are still validated), or
+no object found at all (a mistyped path in CI must not pass) unless --allow-empty.
 
 Examples:
   fleetgate validate manifests/
@@ -79,6 +82,7 @@ async function run(args: string[], io: CliIO): Promise<number> {
       'show-defaults': { type: 'boolean', default: false },
       'group-domain': { type: 'string', default: DEFAULT_GROUP_DOMAIN },
       quiet: { type: 'boolean', short: 'q', default: false },
+      'allow-empty': { type: 'boolean', default: false },
     },
   });
   if (!parsed) return 2;
@@ -165,6 +169,8 @@ async function run(args: string[], io: CliIO): Promise<number> {
     progress(checked.length, source);
   }
   if (io.stderrIsTTY && now() - started > PROGRESS_AFTER_MS) io.stderr('\r\x1b[K');
+  // A run that read everything and found nothing is most likely a wrong path.
+  if (checked.length === 0 && readProblems.length === 0 && !values['allow-empty']) objectProblems.push(...nothingFound(positionals, files));
   // concat, not spread: a stream can carry more problems than a call takes arguments.
   const allProblems = readProblems.concat(setupProblems, objectProblems);
 
@@ -190,6 +196,27 @@ async function run(args: string[], io: CliIO): Promise<number> {
 
   return status;
 }
+
+/** Why each path gave no object, for a run that found none. */
+function nothingFound(paths: readonly string[], files: readonly string[]): ReadProblem[] {
+  const hint = 'pass --allow-empty if that is expected';
+  return paths.map((path) => {
+    if (path === '-') return { file: '<stdin>', message: `no objects found: standard input holds no object; ${hint}` };
+    if (files.includes(path)) return { file: path, message: `no objects found: the file holds no object; ${hint}` };
+    const inside = files.filter((file) => isInside(file, path)).length;
+    return {
+      file: path,
+      message: inside
+        ? `no objects found: ${inside === 1 ? 'the manifest file in this directory holds' : `the ${inside} manifest files in this directory hold`} no object; ${hint}`
+        : `no objects found: no *.yaml, *.yml or *.json file in this directory; ${hint}`,
+    };
+  });
+}
+
+const isInside = (file: string, directory: string): boolean => {
+  const path = relative(directory, file);
+  return path !== '' && !path.startsWith('..') && !isAbsolute(path);
+};
 
 interface Summary {
   /** Whether the run passed: exit status 0. */
