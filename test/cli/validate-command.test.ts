@@ -59,7 +59,7 @@ describe('fleetgate validate', () => {
     expect(lines).toContain(
       `${file}:${line}: Cluster "m1" is invalid: spec.taints[0].effect: Unsupported value: "Foo": supported values: "NoSchedule", "PreferNoSchedule", "NoExecute"`,
     );
-    expect(stdout).toMatch(/objects in 3 files: \d+ valid, 1 invalid, 1 skipped \(kind not served\)/);
+    expect(stdout).toMatch(/objects in 3 files: \d+ valid, 1 invalid, 1 skipped \(not served\)/);
   });
 
   it('unpacks List objects and reads JSON', async () => {
@@ -186,7 +186,7 @@ describe('fleetgate validate', () => {
     const none = await cli(['validate', join(dir, 'none')]);
     expect(none.code).toBe(2);
     expect(none.stdout).toContain(`${join(dir, 'none')}: error: no objects found: no *.yaml, *.yml or *.json file in this directory; ${hint}\n`);
-    expect(lastLine(none.stdout)).toBe('0 objects in 0 files: 0 valid, 0 invalid, 0 skipped (kind not served), 0 warnings, 1 error');
+    expect(lastLine(none.stdout)).toBe('0 objects in 0 files: 0 valid, 0 invalid, 0 skipped (not served), 0 warnings, 1 error');
     const blank = await cli(['validate', join(dir, 'blank'), join(dir, 'empty.yaml')]);
     expect(blank.code).toBe(2);
     expect(blank.stdout).toContain(`${join(dir, 'blank')}: error: no objects found: the manifest file in this directory holds no object; ${hint}\n`);
@@ -227,6 +227,30 @@ describe('fleetgate validate', () => {
     expect(json.code).toBe(1);
     expect(JSON.parse(json.stdout).results[0].status).toBe('unserved');
     expect(JSON.parse((await cli(['validate', '-o', 'json', dir])).stdout).results[0].status).toBe('skipped');
+  });
+
+  it('says what is not served of another group\'s object named like a served kind, and counts it as the error --strict makes it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'fleetgate-capi-'));
+    const capi = { apiVersion: 'cluster.x-k8s.io/v1beta1', kind: 'Cluster', metadata: { name: 'capi' }, spec: { paused: false } };
+    writeFileSync(join(dir, 'capi.yaml'), [stringify(capi), stringify(configMap)].join('---\n'));
+    const reason = 'Cluster of cluster.x-k8s.io/v1beta1 is not served by fleetgate (fleetgate serves Cluster of cluster.karmada.io/v1alpha1)';
+    const relaxed = await cli(['validate', dir]);
+    expect(relaxed.code).toBe(0);
+    expect(lastLine(relaxed.stdout)).toBe('2 objects in 1 file: 0 valid, 0 invalid, 2 skipped (not served), 0 warnings, 0 errors');
+    const strict = await cli(['validate', '--strict', dir]);
+    expect(strict.code).toBe(1);
+    expect(strict.stdout).toContain(`${join(dir, 'capi.yaml')}:1: error: Cluster "capi": ${reason} (an error with --strict)\n`);
+    expect(strict.stdout).toContain(': error: ConfigMap "settings": kind ConfigMap is not served by fleetgate (an error with --strict)\n');
+    expect(strict.stdout).not.toContain('kind Cluster is not served');
+    expect(lastLine(strict.stdout)).toBe('2 objects in 1 file: 0 valid, 0 invalid, 2 not served (errors with --strict), 0 warnings, 2 errors');
+    const json = JSON.parse((await cli(['validate', '--strict', '-o', 'json', dir])).stdout);
+    expect(json.summary).toMatchObject({ passed: false, skipped: 2, errors: 2 });
+    expect(json.results[0]).toMatchObject({ status: 'unserved', reason });
+    const junit = (await cli(['validate', '-o', 'junit', dir])).stdout;
+    expect(junit).toContain(`<skipped message="${reason}"/>`);
+    // With another group domain, the group fleetgate serves is that domain's.
+    const other = await cli(['validate', '--strict', '--group-domain', 'example.com', dir]);
+    expect(other.stdout).toContain('(fleetgate serves Cluster of cluster.example.com/v1alpha1)');
   });
 
   it('judges an object of a served group whatever its kind says: a typo is no other kind', async () => {

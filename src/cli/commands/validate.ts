@@ -3,7 +3,7 @@ import { isAbsolute, relative } from 'node:path';
 import { validate, type ValidationResult } from '../../validate.js';
 import { defaultsPatch } from '../../defaults.js';
 import { formatCause } from '../../field.js';
-import { rulesFor, ruleModules, DEFAULT_GROUP_DOMAIN, apiGroup } from '../../../rules/index.js';
+import { rulesFor, ruleModules, DEFAULT_GROUP_DOMAIN, apiGroup, apiVersion } from '../../../rules/index.js';
 import { staticLookups } from '../../server/context.js';
 import { MORE_CAUSES, type Lookups, type Operation } from '../../rule.js';
 import { expandPaths, problemPosition, readManifests, readObjects, streamManifests, type ReadProblem, type Source } from '../../manifests.js';
@@ -21,7 +21,7 @@ so a misspelt or missing kind is invalid.
 
 Flags:
   -o, --output FORMAT     text (default), json or junit
-      --strict            unknown fields and kinds fleetgate does not serve are errors
+      --strict            unknown fields, and objects fleetgate does not serve, are errors
       --operation OP      CREATE (default) or UPDATE
       --old FILE          the stored objects for --operation UPDATE, matched by kind,
                           namespace and name
@@ -53,6 +53,8 @@ interface Checked {
   namespace?: string;
   /** Undefined when the object is not fleetgate's to judge (another group's kind). */
   result?: ValidationResult;
+  /** For an object not judged: why (what fleetgate does not serve). */
+  notServed?: string;
   /** The API group it was judged in. */
   group?: string;
   patch?: unknown[];
@@ -153,7 +155,7 @@ async function run(args: string[], io: CliIO): Promise<number> {
     const group = groupOf(object);
     const id = identity(object, isClusterScoped(object, group));
     if (!group) {
-      checked.push({ source, ...id });
+      checked.push({ source, ...id, notServed: notServed(id.kind, str(object.apiVersion), values['group-domain']) });
       progress(checked.length, source);
       continue;
     }
@@ -177,8 +179,9 @@ async function run(args: string[], io: CliIO): Promise<number> {
   const served = checked.filter((c) => c.result);
   const invalid = served.filter((c) => !c.result!.allowed);
   const skipped = checked.filter((c) => !c.result);
-  const unservedIsError = values.strict && skipped.length > 0;
-  const status = allProblems.length ? 2 : invalid.length || unservedIsError ? 1 : 0;
+  // With --strict each object not served is an error, reported and counted as one.
+  const unservedErrors = values.strict ? skipped.length : 0;
+  const status = allProblems.length ? 2 : invalid.length || unservedErrors ? 1 : 0;
   const summary: Summary = {
     passed: status === 0,
     files: files.length,
@@ -187,7 +190,7 @@ async function run(args: string[], io: CliIO): Promise<number> {
     invalid: invalid.length,
     skipped: skipped.length,
     warnings: served.reduce((n, c) => n + c.result!.warnings.length, 0),
-    errors: allProblems.length,
+    errors: allProblems.length + unservedErrors,
   };
 
   if (format === 'json') io.stdout(`${JSON.stringify(jsonReport(checked, allProblems, summary, values.strict), null, 2)}\n`);
@@ -225,8 +228,10 @@ interface Summary {
   objects: number;
   valid: number;
   invalid: number;
+  /** Objects not served by fleetgate (another API group's, whatever their kind). */
   skipped: number;
   warnings: number;
+  /** Problems (unreadable files, YAML errors, ...) and, with --strict, objects not served. */
   errors: number;
 }
 
@@ -235,12 +240,22 @@ const where = (c: Checked) => `${c.source.file}:${c.source.line}`;
 /** `Cluster "m1"`, or `MultiClusterService "default/web"` so a namespaced object can be found. */
 const displayName = (c: Checked) => `${c.kind} "${c.namespace ? `${c.namespace}/` : ''}${c.name}"`;
 
+/**
+ * Why an object is not judged. A kind fleetgate serves in another API group (Cluster API's
+ * Cluster) is not "a kind fleetgate does not serve": the group is what differs.
+ */
+function notServed(kind: string, objectApiVersion: string | undefined, groupDomain: string): string {
+  const rules = rulesFor(kind);
+  if (!rules) return `kind ${kind} is not served by fleetgate`;
+  return `${kind} of ${objectApiVersion ?? 'no apiVersion'} is not served by fleetgate (fleetgate serves ${kind} of ${apiVersion(rules, groupDomain)})`;
+}
+
 function textReport(checked: Checked[], problems: ReadProblem[], summary: Summary, strict: boolean, quiet: boolean): string {
   const lines: string[] = [];
   for (const p of problems) lines.push(`${problemPosition(p)}: error: ${p.message}`);
   for (const c of checked) {
     if (!c.result) {
-      if (strict) lines.push(`${where(c)}: ${displayName(c)}: kind ${c.kind} is not served by fleetgate`);
+      if (strict) lines.push(`${where(c)}: error: ${displayName(c)}: ${c.notServed} (an error with --strict)`);
       continue;
     }
     for (const cause of c.result.causes) lines.push(`${c.source.file}:${c.source.lineOf(cause.field)}: ${displayName(c)} is invalid: ${formatCause(cause)}`);
@@ -250,7 +265,7 @@ function textReport(checked: Checked[], problems: ReadProblem[], summary: Summar
   }
   if (!quiet) {
     lines.push(
-      `${count(summary.objects, 'object')} in ${count(summary.files, 'file')}: ${summary.valid} valid, ${summary.invalid} invalid, ${summary.skipped} ${strict ? 'not served (errors with --strict)' : 'skipped (kind not served)'}, ${count(summary.warnings, 'warning')}, ${count(summary.errors, 'error')}`,
+      `${count(summary.objects, 'object')} in ${count(summary.files, 'file')}: ${summary.valid} valid, ${summary.invalid} invalid, ${summary.skipped} ${strict ? 'not served (errors with --strict)' : 'skipped (not served)'}, ${count(summary.warnings, 'warning')}, ${count(summary.errors, 'error')}`,
     );
   }
   return lines.length ? `${lines.join('\n')}\n` : '';
@@ -269,6 +284,7 @@ function jsonReport(checked: Checked[], problems: ReadProblem[], summary: Summar
       name: c.name,
       // With --strict an unserved kind fails the run, and says so.
       status: c.result ? (c.result.allowed ? 'valid' : 'invalid') : strict ? 'unserved' : 'skipped',
+      ...(c.notServed ? { reason: c.notServed } : {}),
       causes: (c.result?.causes ?? []).map((cause) => ({ ...cause, line: c.source.lineOf(cause.field) })),
       ...(c.result?.truncated ? { truncated: true } : {}),
       warnings: c.result?.warnings ?? [],
@@ -293,8 +309,8 @@ function junitSuites(checked: Checked[], problems: ReadProblem[], strict: boolea
     if (!c.result) {
       suite(c.source.file).cases.push(
         strict
-          ? { name, classname, failure: { message: `kind ${c.kind} is not served by fleetgate`, details: '' } }
-          : { name, classname, skipped: `kind ${c.kind} is not served by fleetgate` },
+          ? { name, classname, failure: { message: `${c.notServed} (an error with --strict)`, details: '' } }
+          : { name, classname, skipped: c.notServed! },
       );
     } else if (!c.result.allowed) {
       const listed = c.result.causes.map(formatCause);
