@@ -3,11 +3,11 @@
  * path: identify the kind → schema pass → metadata → the kind's rules → context
  * rules through the injected lookups.
  */
-import { causeKey, invalid, keptWarning, notSupported, renderList, required, sectionOf, type Cause } from './field.js';
+import { causeKey, invalid, keptWarning, notSupported, renderList, required, sectionOf, type Cause, type Warning } from './field.js';
 import { checkSchema, kindValidator, readNulls, unknownFieldCause, type SchemaResult, type SectionRole } from './schema.js';
 import { checkMetadata, checkMetadataUpdate } from './metadata.js';
 import { DEFAULT_GROUP_DOMAIN, apiVersion, rulesFor, supportedKinds } from '../rules/index.js';
-import { addCause, addWarning, UNKNOWN_SECTION, MAX_CAUSES, MAX_WARNINGS, MORE_WARNINGS, storedObject, type KindRules, type Lookups, type MaybePromise, type Operation, type RuleContext, type RuleOptions } from './rule.js';
+import { addCause, addWarning, recordWarning, UNKNOWN_SECTION, MAX_CAUSES, MAX_WARNINGS, MORE_WARNINGS, storedObject, type KindRules, type Lookups, type MaybePromise, type Operation, type RuleContext, type RuleOptions } from './rule.js';
 import { isRecord } from './is.js';
 import { sameJson } from './json-equal.js';
 import { applyDefaults } from './defaults.js';
@@ -29,7 +29,10 @@ export interface ValidateOptions extends RuleOptions {
 export interface ValidationResult {
   allowed: boolean;
   causes: Cause[];
+  /** What the API server passes on to kubectl as warnings. */
   warnings: string[];
+  /** The same warnings, in the same order, each with the field it is about (see Warning). */
+  warningDetails: Warning[];
   /**
    * Set when the object has more causes than a result lists (MAX_CAUSES, 1,000): `causes` are
    * the first found, in object order. Such an object is always refused.
@@ -62,7 +65,7 @@ function judge(object: unknown, options: ValidateOptions, firstReading: boolean)
   };
   if (operation === 'DELETE' || operation === 'CONNECT') return finish(ctx);
   if (ctx.subResource !== '' && ctx.subResource !== 'status') {
-    addWarning(ctx, `subresource ${JSON.stringify(ctx.subResource)} not judged: fleetgate judges the objects and their status subresource`);
+    addWarning(ctx, '', `subresource ${JSON.stringify(ctx.subResource)} not judged: fleetgate judges the objects and their status subresource`);
     return finish(ctx);
   }
 
@@ -85,7 +88,7 @@ function judge(object: unknown, options: ValidateOptions, firstReading: boolean)
 
   const statusOnly = ctx.subResource === 'status';
   const stored = storedObject(ctx);
-  if (operation === 'UPDATE' && !stored) addWarning(ctx, UPDATE_NOT_CHECKED);
+  if (operation === 'UPDATE' && !stored) addWarning(ctx, '', UPDATE_NOT_CHECKED);
   const leftAsStored = stored && sectionsLeftAsStored(object, stored);
   if (leftAsStored) ctx.leftAsStored = leftAsStored;
   const schema = checkSchema(rules.schema, object, kindValidator(rules), stored, sectionRoles(statusOnly, leftAsStored));
@@ -104,12 +107,12 @@ function judge(object: unknown, options: ValidateOptions, firstReading: boolean)
     if (!(cause.field === 'metadata' && object.metadata == null)) addCause(ctx, cause);
   }
   for (const cause of statusOnly ? schema.kept.filter((c) => inStatusWrite(c.field)) : schema.kept) {
-    addWarning(ctx, keptWarning(cause));
+    recordWarning(ctx, keptWarning(cause));
   }
   const unknownFields = statusOnly ? schema.unknownFields.filter(inStatusWrite) : schema.unknownFields;
   for (const path of unknownFields) {
     if (options.strict) addCause(ctx, unknownFieldCause(path));
-    else addWarning(ctx, `unknown field "${path}"`);
+    else addWarning(ctx, path, `unknown field "${path}"`);
   }
 
   checkMetadata(rules, object.metadata, ctx);
@@ -119,11 +122,11 @@ function judge(object: unknown, options: ValidateOptions, firstReading: boolean)
   if (statusOnly || !rules.validateWithLookups) return finish(ctx);
   if (rules.lookupsApply && !rules.lookupsApply(object)) return finish(ctx);
   if (!options.lookups) {
-    addWarning(ctx, `${rules.lookupsNeeded ?? 'context rules'} not checked: no lookups were supplied`);
+    addWarning(ctx, '', lookupsNotSupplied(rules));
     return finish(ctx);
   }
   if (rules.lookupFunction && !options.lookups[rules.lookupFunction]) {
-    addWarning(ctx, `${rules.lookupsNeeded ?? 'context rules'} not checked: the lookups have no ${rules.lookupFunction}`);
+    addWarning(ctx, '', `${rules.lookupsNeeded ?? 'context rules'} not checked: the lookups have no ${rules.lookupFunction}`);
     return finish(ctx);
   }
   const pending = rules.validateWithLookups(object, options.lookups, ctx);
@@ -131,6 +134,9 @@ function judge(object: unknown, options: ValidateOptions, firstReading: boolean)
 }
 
 const NO_OPTIONS: ValidateOptions = Object.freeze({});
+
+/** The warning on an object of this kind validated without lookups: its context rules were not checked. */
+export const lookupsNotSupplied = (rules: KindRules): string => `${rules.lookupsNeeded ?? 'context rules'} not checked: no lookups were supplied`;
 
 /** What each section's mistakes do to this write (see SectionRole); undefined when every section decides. */
 function sectionRoles(statusOnly: boolean, leftAsStored: ((section: string) => boolean) | undefined): ((section: string) => SectionRole) | undefined {
@@ -269,20 +275,30 @@ function defaultedCopy(object: Record<string, unknown>): Record<string, unknown>
 }
 
 function finish(ctx: RuleContext): ValidationResult {
-  const warnings = listedWarnings(ctx);
+  const warningDetails = listedWarnings(ctx);
+  const warnings = warningDetails.map(messageOf);
   const causes = ctx.causes;
-  if (causes.length === 0 && !ctx.droppedFrom) return { allowed: true, causes, warnings };
-  if (causes.length === 1 && !ctx.droppedFrom) return { allowed: false, causes, warnings };
+  if (causes.length === 0 && !ctx.droppedFrom) return { allowed: true, causes, warnings, warningDetails };
+  if (causes.length === 1 && !ctx.droppedFrom) return { allowed: false, causes, warnings, warningDetails };
   const listed = withoutRepeats(inObjectOrder(causes));
-  if (listed.length <= MAX_CAUSES && !ctx.droppedFrom) return { allowed: false, causes: listed, warnings };
-  return { allowed: false, causes: listed.slice(0, MAX_CAUSES), warnings, truncated: true };
+  if (listed.length <= MAX_CAUSES && !ctx.droppedFrom) return { allowed: false, causes: listed, warnings, warningDetails };
+  return { allowed: false, causes: listed.slice(0, MAX_CAUSES), warnings, warningDetails, truncated: true };
 }
 
-function listedWarnings(ctx: RuleContext): string[] {
+const messageOf = (warning: Warning): string => warning.message;
+
+/** The warnings a result lists: each text once (the first found, with its field), up to the bound. */
+function listedWarnings(ctx: RuleContext): Warning[] {
   if (ctx.warnings.length < 2 && !ctx.warningsDropped) return ctx.warnings;
-  const warnings = [...new Set(ctx.warnings)];
+  const seen = new Set<string>();
+  const warnings: Warning[] = [];
+  for (const w of ctx.warnings) {
+    if (seen.has(w.message)) continue;
+    seen.add(w.message);
+    warnings.push(w);
+  }
   if (warnings.length <= MAX_WARNINGS && !ctx.warningsDropped) return warnings;
-  return [...warnings.slice(0, MAX_WARNINGS), MORE_WARNINGS];
+  return [...warnings.slice(0, MAX_WARNINGS), { field: '', message: MORE_WARNINGS }];
 }
 
 const FEW_CAUSES = 16;

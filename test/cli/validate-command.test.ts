@@ -103,6 +103,60 @@ describe('fleetgate validate', () => {
     expect(lines.find((l) => l.includes('Cluster "m2" is invalid'))).toMatch(new RegExp(`^${file.replace(/[.]/g, '\\.')}:20: Cluster "m2" is invalid: spec\\.syncMode: `));
   });
 
+  it('gives a warning the line of the field it names, in every output format', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'fleetgate-warning-lines-'));
+    const file = join(dir, 'warned.yaml');
+    const stream = [
+      /* 1 */ '# first a comment',
+      /* 2 */ 'apiVersion: cluster.karmada.io/v1alpha1',
+      /* 3 */ 'kind: Cluster',
+      /* 4 */ 'metadata:',
+      /* 5 */ '  name: m1',
+      /* 6 */ 'spec:',
+      /* 7 */ '  syncMode: Push',
+      /* 8 */ '  zone: eu-west-1a',
+      /* 9 */ '  bogus: 1',
+      /* 10 */ '---',
+      /* 11 */ 'apiVersion: v1',
+      /* 12 */ 'kind: List',
+      /* 13 */ 'items:',
+      /* 14 */ '- apiVersion: config.karmada.io/v1alpha1',
+      /* 15 */ '  kind: ResourceInterpreterCustomization',
+      /* 16 */ '  metadata: {name: r1, namespace: default}',
+      /* 17 */ '  spec:',
+      /* 18 */ '    target: {apiVersion: apps/v1, kind: Deployment}',
+      /* 19 */ '    customizations:',
+      /* 20 */ '      retention: {luaScript: "function Retain(desiredObj, observedObj) return desiredObj end"}',
+    ];
+    writeFileSync(file, `${stream.join('\n')}\n`);
+    const text = await cli(['validate', file]);
+    expect(text.code).toBe(0);
+    const warnings = text.stdout.split('\n').filter((l) => l.includes(': Warning: '));
+    expect(warnings).toEqual([
+      `${file}:9: Warning: Cluster "m1": unknown field "spec.bogus"`,
+      `${file}:8: Warning: Cluster "m1": spec.zone is deprecated and never used; use spec.zones`,
+      `${file}:16: Warning: ResourceInterpreterCustomization "r1": metadata.namespace: ignored: ResourceInterpreterCustomization is cluster-scoped; the API server clears the namespace before it validates or stores the object`,
+      // About how the object was checked, not a field: the object's own line.
+      `${file}:14: Warning: ResourceInterpreterCustomization "r1": conflicts with other ResourceInterpreterCustomizations not checked: no lookups were supplied`,
+    ]);
+    // --strict makes the unknown field an error, at the same line.
+    expect((await cli(['validate', '--strict', file])).stdout).toContain(`${file}:9: Cluster "m1" is invalid: spec.bogus: Forbidden: unknown field`);
+
+    const json = JSON.parse((await cli(['validate', '-o', 'json', file])).stdout);
+    expect(json.results[0].warnings).toEqual([
+      { field: 'spec.bogus', message: 'unknown field "spec.bogus"', line: 9 },
+      { field: 'spec.zone', message: 'spec.zone is deprecated and never used; use spec.zones', line: 8 },
+    ]);
+    expect(json.results[1].warnings.map((w: { field: string; line: number }) => [w.field, w.line])).toEqual([['metadata.namespace', 16], ['', 14]]);
+
+    const xml = (await cli(['validate', '-o', 'junit', file])).stdout;
+    expect(XMLValidator.validate(xml)).toBe(true);
+    const suite = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '' }).parse(xml).testsuites.testsuite;
+    expect(suite.testcase[0]['system-out']).toBe(warnings.slice(0, 2).join('\n'));
+    expect(suite.testcase[1]['system-out']).toBe(warnings.slice(2).join('\n'));
+    expect(Number(suite.failures)).toBe(0);
+  });
+
   it('reads standard input', async () => {
     const { code, stdout } = await cli(['validate', '-'], stringify(badCluster));
     expect(code).toBe(1);

@@ -2,7 +2,7 @@
 import { isAbsolute, relative } from 'node:path';
 import { validate, type ValidationResult } from '../../validate.js';
 import { defaultsPatch } from '../../defaults.js';
-import { formatCause } from '../../field.js';
+import { formatCause, type Warning } from '../../field.js';
 import { rulesFor, ruleModules, DEFAULT_GROUP_DOMAIN, apiGroup, apiVersion } from '../../../rules/index.js';
 import { staticLookups } from '../../server/context.js';
 import { MORE_CAUSES, type Lookups, type Operation } from '../../rule.js';
@@ -250,6 +250,9 @@ function notServed(kind: string, objectApiVersion: string | undefined, groupDoma
   return `${kind} of ${objectApiVersion ?? 'no apiVersion'} is not served by fleetgate (fleetgate serves ${kind} of ${apiVersion(rules, groupDomain)})`;
 }
 
+/** `file:line: Warning: Kind "name": text`, at the line of the field the warning is about. */
+const warningLine = (c: Checked, warning: Warning): string => `${c.source.file}:${c.source.lineOf(warning.field)}: Warning: ${displayName(c)}: ${warning.message}`;
+
 function textReport(checked: Checked[], problems: ReadProblem[], summary: Summary, strict: boolean, quiet: boolean): string {
   const lines: string[] = [];
   for (const p of problems) lines.push(`${problemPosition(p)}: error: ${p.message}`);
@@ -260,7 +263,7 @@ function textReport(checked: Checked[], problems: ReadProblem[], summary: Summar
     }
     for (const cause of c.result.causes) lines.push(`${c.source.file}:${c.source.lineOf(cause.field)}: ${displayName(c)} is invalid: ${formatCause(cause)}`);
     if (c.result.truncated) lines.push(`${where(c)}: ${displayName(c)} is invalid: ${MORE_CAUSES}`);
-    for (const warning of c.result.warnings) lines.push(`${where(c)}: Warning: ${displayName(c)}: ${warning}`);
+    for (const warning of c.result.warningDetails) lines.push(`${warningLine(c, warning)}`);
     if (c.patch?.length) lines.push(`${where(c)}: ${displayName(c)} defaults: ${JSON.stringify(c.patch)}`);
   }
   if (!quiet) {
@@ -287,7 +290,7 @@ function jsonReport(checked: Checked[], problems: ReadProblem[], summary: Summar
       ...(c.notServed ? { reason: c.notServed } : {}),
       causes: (c.result?.causes ?? []).map((cause) => ({ ...cause, line: c.source.lineOf(cause.field) })),
       ...(c.result?.truncated ? { truncated: true } : {}),
-      warnings: c.result?.warnings ?? [],
+      warnings: (c.result?.warningDetails ?? []).map((w) => ({ ...w, line: c.source.lineOf(w.field) })),
       ...(c.patch ? { defaults: c.patch } : {}),
     })),
   };
@@ -312,13 +315,17 @@ function junitSuites(checked: Checked[], problems: ReadProblem[], strict: boolea
           ? { name, classname, failure: { message: `${c.notServed} (an error with --strict)`, details: '' } }
           : { name, classname, skipped: c.notServed! },
       );
-    } else if (!c.result.allowed) {
-      const listed = c.result.causes.map(formatCause);
-      const details = (c.result.truncated ? [...listed, MORE_CAUSES] : listed).join('\n');
-      const problems = `${c.result.causes.length}${c.result.truncated ? '+' : ''} problem(s)`;
-      suite(c.source.file).cases.push({ name, classname, failure: { message: `${problems}: ${formatCause(c.result.causes[0]!)}`, details } });
     } else {
-      suite(c.source.file).cases.push({ name, classname });
+      const warnings = c.result.warningDetails.map((w) => warningLine(c, w)).join('\n');
+      const output = warnings ? { output: warnings } : {};
+      if (!c.result.allowed) {
+        const listed = c.result.causes.map(formatCause);
+        const details = (c.result.truncated ? [...listed, MORE_CAUSES] : listed).join('\n');
+        const problems = `${c.result.causes.length}${c.result.truncated ? '+' : ''} problem(s)`;
+        suite(c.source.file).cases.push({ name, classname, failure: { message: `${problems}: ${formatCause(c.result.causes[0]!)}`, details }, ...output });
+      } else {
+        suite(c.source.file).cases.push({ name, classname, ...output });
+      }
     }
   }
   return [...byFile.values()];
