@@ -14,6 +14,8 @@ export interface JUnitCase {
 export interface JUnitSuite {
   name: string;
   cases: JUnitCase[];
+  /** Text about the suite as a whole, after its cases. */
+  output?: string;
 }
 
 // XML 1.0 forbids most control characters even when escaped; they are dropped.
@@ -42,6 +44,7 @@ export function junitXml(name: string, suites: readonly JUnitSuite[]): string {
       if (inside.length) lines.push(`${open}>`, ...inside, '    </testcase>');
       else lines.push(`${open}/>`);
     }
+    if (suite.output) lines.push(`    <system-out>${escape(suite.output)}</system-out>`);
     lines.push('  </testsuite>');
   }
   lines.push('</testsuites>', '');

@@ -5,6 +5,9 @@ import { basename, join } from 'node:path';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { runCli } from './run-cli.js';
 import { examples } from '../fixtures/index.js';
+import { ric } from '../fixtures/resourceinterpretercustomization.js';
+import { config as webhookConfig } from '../fixtures/resourceinterpreterwebhookconfiguration.js';
+import { changed } from '../helpers.js';
 import { stringify } from 'yaml';
 
 const cli = (argv: string[], stdin = '') => runCli(argv, { stdin: () => stdin });
@@ -136,8 +139,6 @@ describe('fleetgate validate', () => {
       `${file}:9: Warning: Cluster "m1": unknown field "spec.bogus"`,
       `${file}:8: Warning: Cluster "m1": spec.zone is deprecated and never used; use spec.zones`,
       `${file}:16: Warning: ResourceInterpreterCustomization "r1": metadata.namespace: ignored: ResourceInterpreterCustomization is cluster-scoped; the API server clears the namespace before it validates or stores the object`,
-      // About how the object was checked, not a field: the object's own line.
-      `${file}:14: Warning: ResourceInterpreterCustomization "r1": conflicts with other ResourceInterpreterCustomizations not checked: no lookups were supplied`,
     ]);
     // --strict makes the unknown field an error, at the same line.
     expect((await cli(['validate', '--strict', file])).stdout).toContain(`${file}:9: Cluster "m1" is invalid: spec.bogus: Forbidden: unknown field`);
@@ -147,14 +148,48 @@ describe('fleetgate validate', () => {
       { field: 'spec.bogus', message: 'unknown field "spec.bogus"', line: 9 },
       { field: 'spec.zone', message: 'spec.zone is deprecated and never used; use spec.zones', line: 8 },
     ]);
-    expect(json.results[1].warnings.map((w: { field: string; line: number }) => [w.field, w.line])).toEqual([['metadata.namespace', 16], ['', 14]]);
+    expect(json.results[1].warnings.map((w: { field: string; line: number }) => [w.field, w.line])).toEqual([['metadata.namespace', 16]]);
 
     const xml = (await cli(['validate', '-o', 'junit', file])).stdout;
     expect(XMLValidator.validate(xml)).toBe(true);
     const suite = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '' }).parse(xml).testsuites.testsuite;
     expect(suite.testcase[0]['system-out']).toBe(warnings.slice(0, 2).join('\n'));
-    expect(suite.testcase[1]['system-out']).toBe(warnings.slice(2).join('\n'));
+    expect(suite.testcase[1]['system-out']).toBe(warnings[2]);
     expect(Number(suite.failures)).toBe(0);
+  });
+
+  it('says once per run, with a count, that the context rules were not checked for want of --context', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'fleetgate-no-context-'));
+    const customizations = (from: number, n: number) =>
+      Array.from({ length: n }, (_, i) => stringify(changed(ric, (o) => (o.metadata.name = `r${from + i}`)))).join('---\n');
+    writeFileSync(join(dir, 'a.yaml'), customizations(0, 3));
+    writeFileSync(join(dir, 'b.yaml'), [customizations(3, 2), stringify(webhookConfig)].join('---\n'));
+    const ricWarning = 'conflicts with other ResourceInterpreterCustomizations not checked: no lookups were supplied';
+    const text = await cli(['validate', dir]);
+    expect(text.code).toBe(0);
+    expect(text.stdout.split(ricWarning)).toHaveLength(2);
+    const lines = text.stdout.split('\n');
+    expect(lines).toContain(`Warning: ${ricWarning} (5 objects; give --context FILE|DIR to check them)`);
+    // Each kind's context rules are a warning of their own.
+    expect(lines.filter((l) => /^Warning: .*not checked: no lookups were supplied \(1 object; give --context FILE\|DIR to check them\)$/.test(l))).toHaveLength(1);
+    expect(lastLine(text.stdout)).toBe('6 objects in 2 files: 6 valid, 0 invalid, 0 skipped (not served), 2 warnings, 0 errors');
+
+    const json = JSON.parse((await cli(['validate', '-o', 'json', dir])).stdout);
+    expect(json.warnings).toContainEqual({ message: ricWarning, objects: 5 });
+    expect(json.warnings).toHaveLength(2);
+    expect(json.results.every((r: { warnings: unknown[] }) => r.warnings.length === 0)).toBe(true);
+    expect(json.summary.warnings).toBe(2);
+
+    const xml = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '' }).parse((await cli(['validate', '-o', 'junit', dir])).stdout);
+    const [a, b] = xml.testsuites.testsuite;
+    expect(a['system-out']).toBe(`Warning: ${ricWarning} (3 objects in this file; give --context FILE|DIR to check them)`);
+    expect(b['system-out']).toContain(`Warning: ${ricWarning} (2 objects in this file; give --context FILE|DIR to check them)`);
+    expect(a.testcase.every((c: Record<string, unknown>) => c['system-out'] === undefined)).toBe(true);
+
+    // With --context the rules run, and nothing is said.
+    writeFileSync(join(dir, 'context.yaml'), stringify({ apiVersion: 'v1', kind: 'Service', metadata: { name: 'unrelated', namespace: 'default' }, spec: { clusterIP: '10.0.0.1' } }));
+    const checked = await cli(['validate', '--context', join(dir, 'context.yaml'), join(dir, 'a.yaml')]);
+    expect(checked.stdout).not.toContain('not checked');
   });
 
   it('reads standard input', async () => {

@@ -1,6 +1,6 @@
 /** `fleetgate validate`: check manifests offline, as the webhook would, for CI pipelines. */
 import { isAbsolute, relative } from 'node:path';
-import { validate, type ValidationResult } from '../../validate.js';
+import { lookupsNotSupplied, validate, type ValidationResult } from '../../validate.js';
 import { defaultsPatch } from '../../defaults.js';
 import { formatCause, type Warning } from '../../field.js';
 import { rulesFor, ruleModules, DEFAULT_GROUP_DOMAIN, apiGroup, apiVersion } from '../../../rules/index.js';
@@ -26,7 +26,8 @@ Flags:
       --old FILE          the stored objects for --operation UPDATE, matched by kind,
                           namespace and name
       --context FILE|DIR  Services and ResourceInterpreterCustomizations for the context
-                          rules (repeatable); without it those rules are skipped with a warning
+                          rules (repeatable); without it those rules are skipped, and one
+                          warning per kind says so with the number of objects
       --show-defaults     print the defaults the mutating webhook would apply (JSON Patch)
       --allow-empty       a run that finds no object passes (without it, exit 2)
       --group-domain D    API group domain (default karmada.io)
@@ -53,6 +54,8 @@ interface Checked {
   namespace?: string;
   /** Undefined when the object is not fleetgate's to judge (another group's kind). */
   result?: ValidationResult;
+  /** The result's warnings but those the run reports once for all objects (see RunWarning). */
+  warnings?: Warning[];
   /** For an object not judged: why (what fleetgate does not serve). */
   notServed?: string;
   /** The API group it was judged in. */
@@ -61,6 +64,19 @@ interface Checked {
 }
 
 const PROGRESS_AFTER_MS = 1000;
+
+/**
+ * A warning that says the same of every object it concerns, because of how the run was started
+ * (no --context: the context rules not checked): reported once, with the number of objects.
+ */
+interface RunWarning {
+  message: string;
+  objects: number;
+  /** Objects per file, for the JUnit report (one test suite per file). */
+  byFile: Map<string, number>;
+}
+
+const CONTEXT_HINT = 'give --context FILE|DIR to check them';
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
 /** Kind, name and namespace; a cluster-scoped object has no namespace, whatever its manifest says (the API server clears it). */
@@ -149,6 +165,21 @@ async function run(args: string[], io: CliIO): Promise<number> {
     }
   };
 
+  // Without --context, every object of a kind with context rules says so: once per run is enough.
+  const runWide = new Set(lookups ? [] : ruleModules.filter((r) => r.validateWithLookups).map(lookupsNotSupplied));
+  const runWarnings = new Map<string, RunWarning>();
+  const objectWarnings = (result: ValidationResult, file: string): Warning[] => {
+    if (runWide.size === 0 || result.warningDetails.length === 0) return result.warningDetails;
+    return result.warningDetails.filter((w) => {
+      if (w.field !== '' || !runWide.has(w.message)) return true;
+      let run = runWarnings.get(w.message);
+      if (!run) runWarnings.set(w.message, (run = { message: w.message, objects: 0, byFile: new Map() }));
+      run.objects++;
+      run.byFile.set(file, (run.byFile.get(file) ?? 0) + 1);
+      return false;
+    });
+  };
+
   // Objects are validated as they are parsed and let go; only their places and verdicts are kept.
   const checked: Checked[] = [];
   for (const { object, source } of streamManifests(files, readProblems, io.stdin)) {
@@ -167,7 +198,7 @@ async function run(args: string[], io: CliIO): Promise<number> {
     // Only lookups can make the verdict a Promise; awaiting every object would cost a microtask each.
     const result = verdict instanceof Promise ? await verdict : verdict;
     const patch = values['show-defaults'] ? defaultsPatch(object, { operation }) : undefined;
-    checked.push({ source, ...id, result, group, patch });
+    checked.push({ source, ...id, result, warnings: objectWarnings(result, source.file), group, patch });
     progress(checked.length, source);
   }
   if (io.stderrIsTTY && now() - started > PROGRESS_AFTER_MS) io.stderr('\r\x1b[K');
@@ -189,13 +220,14 @@ async function run(args: string[], io: CliIO): Promise<number> {
     valid: served.length - invalid.length,
     invalid: invalid.length,
     skipped: skipped.length,
-    warnings: served.reduce((n, c) => n + c.result!.warnings.length, 0),
+    warnings: served.reduce((n, c) => n + c.warnings!.length, runWarnings.size),
     errors: allProblems.length + unservedErrors,
   };
 
-  if (format === 'json') io.stdout(`${JSON.stringify(jsonReport(checked, allProblems, summary, values.strict), null, 2)}\n`);
-  else if (format === 'junit') io.stdout(junitXml('fleetgate validate', junitSuites(checked, allProblems, values.strict)));
-  else io.stdout(textReport(checked, allProblems, summary, values.strict, values.quiet));
+  const once = [...runWarnings.values()];
+  if (format === 'json') io.stdout(`${JSON.stringify(jsonReport(checked, allProblems, once, summary, values.strict), null, 2)}\n`);
+  else if (format === 'junit') io.stdout(junitXml('fleetgate validate', junitSuites(checked, allProblems, once, values.strict)));
+  else io.stdout(textReport(checked, allProblems, once, summary, values.strict, values.quiet));
 
   return status;
 }
@@ -230,6 +262,7 @@ interface Summary {
   invalid: number;
   /** Objects not served by fleetgate (another API group's, whatever their kind). */
   skipped: number;
+  /** The warnings reported: those of objects, and once each those said for the whole run. */
   warnings: number;
   /** Problems (unreadable files, YAML errors, ...) and, with --strict, objects not served. */
   errors: number;
@@ -253,7 +286,7 @@ function notServed(kind: string, objectApiVersion: string | undefined, groupDoma
 /** `file:line: Warning: Kind "name": text`, at the line of the field the warning is about. */
 const warningLine = (c: Checked, warning: Warning): string => `${c.source.file}:${c.source.lineOf(warning.field)}: Warning: ${displayName(c)}: ${warning.message}`;
 
-function textReport(checked: Checked[], problems: ReadProblem[], summary: Summary, strict: boolean, quiet: boolean): string {
+function textReport(checked: Checked[], problems: ReadProblem[], once: RunWarning[], summary: Summary, strict: boolean, quiet: boolean): string {
   const lines: string[] = [];
   for (const p of problems) lines.push(`${problemPosition(p)}: error: ${p.message}`);
   for (const c of checked) {
@@ -263,9 +296,10 @@ function textReport(checked: Checked[], problems: ReadProblem[], summary: Summar
     }
     for (const cause of c.result.causes) lines.push(`${c.source.file}:${c.source.lineOf(cause.field)}: ${displayName(c)} is invalid: ${formatCause(cause)}`);
     if (c.result.truncated) lines.push(`${where(c)}: ${displayName(c)} is invalid: ${MORE_CAUSES}`);
-    for (const warning of c.result.warningDetails) lines.push(`${warningLine(c, warning)}`);
+    for (const warning of c.warnings!) lines.push(warningLine(c, warning));
     if (c.patch?.length) lines.push(`${where(c)}: ${displayName(c)} defaults: ${JSON.stringify(c.patch)}`);
   }
+  for (const w of once) lines.push(`Warning: ${w.message} (${count(w.objects, 'object')}; ${CONTEXT_HINT})`);
   if (!quiet) {
     lines.push(
       `${count(summary.objects, 'object')} in ${count(summary.files, 'file')}: ${summary.valid} valid, ${summary.invalid} invalid, ${summary.skipped} ${strict ? 'not served (errors with --strict)' : 'skipped (not served)'}, ${count(summary.warnings, 'warning')}, ${count(summary.errors, 'error')}`,
@@ -274,10 +308,12 @@ function textReport(checked: Checked[], problems: ReadProblem[], summary: Summar
   return lines.length ? `${lines.join('\n')}\n` : '';
 }
 
-function jsonReport(checked: Checked[], problems: ReadProblem[], summary: Summary, strict: boolean) {
+function jsonReport(checked: Checked[], problems: ReadProblem[], once: RunWarning[], summary: Summary, strict: boolean) {
   return {
     summary,
     errors: problems,
+    // Said once for the run, not in each result.
+    warnings: once.map((w) => ({ message: w.message, objects: w.objects })),
     results: checked.map((c) => ({
       file: c.source.file,
       line: c.source.line,
@@ -290,13 +326,13 @@ function jsonReport(checked: Checked[], problems: ReadProblem[], summary: Summar
       ...(c.notServed ? { reason: c.notServed } : {}),
       causes: (c.result?.causes ?? []).map((cause) => ({ ...cause, line: c.source.lineOf(cause.field) })),
       ...(c.result?.truncated ? { truncated: true } : {}),
-      warnings: (c.result?.warningDetails ?? []).map((w) => ({ ...w, line: c.source.lineOf(w.field) })),
+      warnings: (c.warnings ?? []).map((w) => ({ ...w, line: c.source.lineOf(w.field) })),
       ...(c.patch ? { defaults: c.patch } : {}),
     })),
   };
 }
 
-function junitSuites(checked: Checked[], problems: ReadProblem[], strict: boolean): JUnitSuite[] {
+function junitSuites(checked: Checked[], problems: ReadProblem[], once: RunWarning[], strict: boolean): JUnitSuite[] {
   const byFile = new Map<string, JUnitSuite>();
   const suite = (file: string) => {
     let s = byFile.get(file);
@@ -316,7 +352,7 @@ function junitSuites(checked: Checked[], problems: ReadProblem[], strict: boolea
           : { name, classname, skipped: c.notServed! },
       );
     } else {
-      const warnings = c.result.warningDetails.map((w) => warningLine(c, w)).join('\n');
+      const warnings = c.warnings!.map((w) => warningLine(c, w)).join('\n');
       const output = warnings ? { output: warnings } : {};
       if (!c.result.allowed) {
         const listed = c.result.causes.map(formatCause);
@@ -327,6 +363,11 @@ function junitSuites(checked: Checked[], problems: ReadProblem[], strict: boolea
         suite(c.source.file).cases.push({ name, classname, ...output });
       }
     }
+  }
+  // A run-wide warning goes to the output of each file's suite, with that file's count.
+  for (const [file, s] of byFile) {
+    const notes = once.filter((w) => w.byFile.has(file)).map((w) => `Warning: ${w.message} (${count(w.byFile.get(file)!, 'object')} in this file; ${CONTEXT_HINT})`);
+    if (notes.length) s.output = notes.join('\n');
   }
   return [...byFile.values()];
 }
