@@ -9,6 +9,7 @@ import { checkMetadata, checkMetadataUpdate } from './metadata.js';
 import { DEFAULT_GROUP_DOMAIN, apiVersion, rulesFor, supportedKinds } from '../rules/index.js';
 import { addCause, addWarning, recordWarning, UNKNOWN_SECTION, MAX_CAUSES, MAX_WARNINGS, MORE_WARNINGS, storedObject, type KindRules, type Lookups, type MaybePromise, type Operation, type RuleContext, type RuleOptions } from './rule.js';
 import { isRecord } from './is.js';
+import { inObjectOrder } from './object-order.js';
 import { sameJson } from './json-equal.js';
 import { applyDefaults } from './defaults.js';
 
@@ -28,6 +29,7 @@ export interface ValidateOptions extends RuleOptions {
 
 export interface ValidationResult {
   allowed: boolean;
+  /** Each mistake once, in the order of the fields they name in the object (keys as it lists them, items by index). */
   causes: Cause[];
   /** What the API server passes on to kubectl as warnings. */
   warnings: string[];
@@ -63,22 +65,22 @@ function judge(object: unknown, options: ValidateOptions, firstReading: boolean)
     causes: [],
     warnings: [],
   };
-  if (operation === 'DELETE' || operation === 'CONNECT') return finish(ctx);
+  if (operation === 'DELETE' || operation === 'CONNECT') return finish(ctx, object);
   if (ctx.subResource !== '' && ctx.subResource !== 'status') {
     addWarning(ctx, '', `subresource ${JSON.stringify(ctx.subResource)} not judged: fleetgate judges the objects and their status subresource`);
-    return finish(ctx);
+    return finish(ctx, object);
   }
 
   if (!isRecord(object)) {
     addCause(ctx, invalid('', object === undefined ? null : object, 'must be a Kubernetes object (a JSON object with apiVersion, kind and metadata)'));
-    return finish(ctx);
+    return finish(ctx, object);
   }
   const rules = rulesFor(object.kind);
   if (!rules) {
     const kind = object.kind;
     if (kind === undefined || kind === null || kind === '') addCause(ctx, required('kind', `supported values: ${renderList(supportedKinds)}`));
     else addCause(ctx, notSupported('kind', kind, supportedKinds));
-    return finish(ctx);
+    return finish(ctx, object);
   }
   const expectedApiVersion = apiVersion(rules, ctx.groupDomain);
   // A missing, empty or non-string apiVersion is the schema pass's (Required, or a type): one cause per mistake.
@@ -119,18 +121,18 @@ function judge(object: unknown, options: ValidateOptions, firstReading: boolean)
   // A bad value kept as stored is still bad: the rules may trip over it (see runRules).
   runRules(rules, object, stored, ctx, schema.causes.length === 0 && schema.kept.length === 0 && !schema.truncated && !schema.keptSkipped && !schema.ignoredSkipped);
 
-  if (statusOnly || !rules.validateWithLookups) return finish(ctx);
-  if (rules.lookupsApply && !rules.lookupsApply(object)) return finish(ctx);
+  if (statusOnly || !rules.validateWithLookups) return finish(ctx, object);
+  if (rules.lookupsApply && !rules.lookupsApply(object)) return finish(ctx, object);
   if (!options.lookups) {
     addWarning(ctx, '', lookupsNotSupplied(rules));
-    return finish(ctx);
+    return finish(ctx, object);
   }
   if (rules.lookupFunction && !options.lookups[rules.lookupFunction]) {
     addWarning(ctx, '', `${rules.lookupsNeeded ?? 'context rules'} not checked: the lookups have no ${rules.lookupFunction}`);
-    return finish(ctx);
+    return finish(ctx, object);
   }
   const pending = rules.validateWithLookups(object, options.lookups, ctx);
-  return pending instanceof Promise ? pending.then(() => finish(ctx)) : finish(ctx);
+  return pending instanceof Promise ? pending.then(() => finish(ctx, object)) : finish(ctx, object);
 }
 
 const NO_OPTIONS: ValidateOptions = Object.freeze({});
@@ -258,10 +260,6 @@ function runRules(rules: KindRules, object: Record<string, unknown>, old: Record
   }
 }
 
-/** Causes are listed in the object's order: identity, metadata, spec, then status (stable within each). */
-const SECTION_RANK = new Map(['', 'apiVersion', 'kind', 'metadata', 'spec'].map((section, rank) => [section, rank]));
-const sectionRank = (field: string): number => SECTION_RANK.get(sectionOf(field)) ?? SECTION_RANK.size;
-
 /** Sections every write is judged on, whatever it leaves as stored. */
 const ALWAYS_JUDGED = new Set(['', 'apiVersion', 'kind', 'metadata']);
 
@@ -274,13 +272,14 @@ function defaultedCopy(object: Record<string, unknown>): Record<string, unknown>
   }
 }
 
-function finish(ctx: RuleContext): ValidationResult {
+/** The result of judging `object`: causes in the order of their fields in it (see object-order.ts). */
+function finish(ctx: RuleContext, object: unknown): ValidationResult {
   const warningDetails = listedWarnings(ctx);
   const warnings = warningDetails.map(messageOf);
   const causes = ctx.causes;
   if (causes.length === 0 && !ctx.droppedFrom) return { allowed: true, causes, warnings, warningDetails };
   if (causes.length === 1 && !ctx.droppedFrom) return { allowed: false, causes, warnings, warningDetails };
-  const listed = withoutRepeats(inObjectOrder(causes));
+  const listed = withoutRepeats(inObjectOrder(causes, object));
   if (listed.length <= MAX_CAUSES && !ctx.droppedFrom) return { allowed: false, causes: listed, warnings, warningDetails };
   return { allowed: false, causes: listed.slice(0, MAX_CAUSES), warnings, warningDetails, truncated: true };
 }
@@ -302,18 +301,6 @@ function listedWarnings(ctx: RuleContext): Warning[] {
 }
 
 const FEW_CAUSES = 16;
-
-/** Stable sort by section; the causes usually arrive in order already. */
-export function inObjectOrder(causes: Cause[]): Cause[] {
-  const ranks = causes.map((c) => sectionRank(c.field));
-  let sorted = true;
-  for (let i = 1; i < ranks.length && sorted; i++) sorted = ranks[i - 1]! <= ranks[i]!;
-  if (sorted) return causes;
-  return causes
-    .map((c, i) => ({ c, i, rank: ranks[i]! }))
-    .sort((a, b) => a.rank - b.rank || a.i - b.i)
-    .map((o) => o.c);
-}
 
 /** The same cause reported twice (by the schema and a rule, say) is listed once. */
 export function withoutRepeats(causes: Cause[]): Cause[] {

@@ -192,6 +192,19 @@ describe('fleetgate validate', () => {
     expect(checked.stdout).not.toContain('not checked');
   });
 
+  it('lists an object\'s causes in the order of their fields, so their lines ascend', async () => {
+    const object = changed(cluster, (o) => {
+      o.spec.resourceModels[0].grade = 'x';
+      o.spec.taints.push({ ...o.spec.taints[0] });
+      o.metadata.name = 'Bad_Name';
+    });
+    const { code, stdout } = await cli(['validate', '-'], stringify(object));
+    expect(code).toBe(1);
+    const lines = stdout.split('\n').filter((l) => l.includes(' is invalid: ')).map((l) => Number(l.split(':')[1]));
+    expect(lines).toHaveLength(3);
+    expect(lines).toEqual([...lines].sort((a, b) => a - b));
+  });
+
   it('reads standard input', async () => {
     const { code, stdout } = await cli(['validate', '-'], stringify(badCluster));
     expect(code).toBe(1);
