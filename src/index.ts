@@ -9,6 +9,7 @@ export { review, type ReviewOptions, type AdmissionReview, type AdmissionRequest
 export { formatCause, aggregate, type Cause, type CauseType, type Warning } from './field.js';
 export type { Lookups, Service, Operation, RuleOptions, KindRules } from './rule.js';
 export { ContextUnavailableError, MAX_CAUSES, MAX_WARNINGS } from './rule.js';
+export { DELETION_PROTECTION_LABEL, DELETION_PROTECTED_MESSAGE } from './deletion-protection.js';
 export {
   kinds,
   kindsFor,

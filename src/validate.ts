@@ -10,12 +10,18 @@ import { DEFAULT_GROUP_DOMAIN, apiVersion, rulesFor, supportedKinds } from '../r
 import { addCause, addWarning, recordWarning, UNKNOWN_SECTION, MAX_CAUSES, MAX_WARNINGS, MORE_WARNINGS, storedObject, type KindRules, type Lookups, type MaybePromise, type Operation, type RuleContext, type RuleOptions } from './rule.js';
 import { isRecord } from './is.js';
 import { inObjectOrder } from './object-order.js';
+import { deletionProtectionCause } from './deletion-protection.js';
 import { sameJson } from './json-equal.js';
 import { applyDefaults } from './defaults.js';
 
 export interface ValidateOptions extends RuleOptions {
+  /**
+   * CREATE (default) or UPDATE judge `object` by every rule. DELETE judges the object being
+   * deleted, `oldObject` (or `object` when there is none), by Karmada's deletion protection
+   * alone, whatever its kind. CONNECT is always allowed.
+   */
   operation?: Operation;
-  /** The stored object, for UPDATE. */
+  /** The stored object: the one an UPDATE replaces, or a DELETE removes. */
   oldObject?: unknown;
   /** `status` for writes to the status subresource; a write to any other is not judged (allowed, with a warning). */
   subResource?: string;
@@ -65,7 +71,14 @@ function judge(object: unknown, options: ValidateOptions, firstReading: boolean)
     causes: [],
     warnings: [],
   };
-  if (operation === 'DELETE' || operation === 'CONNECT') return finish(ctx, object);
+  if (operation === 'DELETE') {
+    // An AdmissionReview's DELETE carries the stored object as oldObject, and no object.
+    const deleted = options.oldObject ?? object;
+    const cause = deletionProtectionCause(deleted);
+    if (cause) addCause(ctx, cause);
+    return finish(ctx, deleted);
+  }
+  if (operation === 'CONNECT') return finish(ctx, object);
   if (ctx.subResource !== '' && ctx.subResource !== 'status') {
     addWarning(ctx, '', `subresource ${JSON.stringify(ctx.subResource)} not judged: fleetgate judges the objects and their status subresource`);
     return finish(ctx, object);

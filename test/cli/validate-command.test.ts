@@ -205,6 +205,29 @@ describe('fleetgate validate', () => {
     expect(lines).toEqual([...lines].sort((a, b) => a - b));
   });
 
+  it('--operation DELETE: refuses to delete an object labelled deletion-protected: Always, at the label\'s line', async () => {
+    const label = 'resourcetemplate.karmada.io/deletion-protected';
+    const protectedCluster = changed(badCluster, (o) => (o.metadata.labels = { env: 'prod', [label]: 'Always' }));
+    const loose = changed(cluster, (o) => (o.metadata.labels = { [label]: 'always' }));
+    const stream = [stringify(protectedCluster), stringify(loose), stringify(configMap)].join('---\n');
+    const text = await cli(['validate', '--operation', 'DELETE', '-'], stream);
+    expect(text.code).toBe(1);
+    const labelLine = stream.split('\n').indexOf(`    ${label}: Always`) + 1;
+    expect(text.stdout).toBe(
+      `<stdin>:${labelLine}: Cluster "m1" may not be deleted: metadata.labels[${label}]: Forbidden: This resource is protected, please make sure to remove the label: ${label}\n` +
+        '3 objects in 1 file: 1 deletable, 1 protected, 1 skipped (not served), 0 warnings, 0 errors\n',
+    );
+    // Only deletion protection judges a DELETE: the invalid taint of the protected cluster is not reported.
+    expect(text.stdout).not.toContain('spec.taints');
+    const json = JSON.parse((await cli(['validate', '--operation', 'DELETE', '-o', 'json', '-'], stream)).stdout);
+    expect(json.operation).toBe('DELETE');
+    expect(json.results.map((r: { status: string }) => r.status)).toEqual(['invalid', 'valid', 'skipped']);
+    expect((await cli(['validate', '--operation', 'DELETE', '-'], stringify(loose))).code).toBe(0);
+    const usage = await cli(['validate', '--operation', 'PATCH', '-'], stream);
+    expect(usage.code).toBe(2);
+    expect(usage.stderr).toContain('--operation must be CREATE, UPDATE or DELETE, got "PATCH"');
+  });
+
   it('reads standard input', async () => {
     const { code, stdout } = await cli(['validate', '-'], stringify(badCluster));
     expect(code).toBe(1);

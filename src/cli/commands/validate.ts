@@ -22,7 +22,9 @@ so a misspelt or missing kind is invalid.
 Flags:
   -o, --output FORMAT     text (default), json or junit
       --strict            unknown fields, and objects fleetgate does not serve, are errors
-      --operation OP      CREATE (default) or UPDATE
+      --operation OP      CREATE (default), UPDATE, or DELETE: the objects given are
+                          those deleted, judged by deletion protection alone (the
+                          label resourcetemplate.karmada.io/deletion-protected: Always)
       --old FILE          the stored objects for --operation UPDATE, matched by kind,
                           namespace and name
       --context FILE|DIR  Services and ResourceInterpreterCustomizations for the context
@@ -42,6 +44,7 @@ Examples:
   kustomize build overlays/prod | fleetgate validate -
   fleetgate validate --output junit manifests/ > fleetgate-report.xml
   fleetgate validate --operation UPDATE --old live/cluster.yaml changed/cluster.yaml
+  kubectl get clusters -o yaml | fleetgate validate --operation DELETE -
 `;
 
 type Format = 'text' | 'json' | 'junit';
@@ -112,7 +115,7 @@ async function run(args: string[], io: CliIO): Promise<number> {
   };
   if (!['text', 'json', 'junit'].includes(format)) return usage(`--output must be text, json or junit, got "${values.output}"`);
   const operation = values.operation as Operation;
-  if (operation !== 'CREATE' && operation !== 'UPDATE') return usage(`--operation must be CREATE or UPDATE, got "${values.operation}"`);
+  if (operation !== 'CREATE' && operation !== 'UPDATE' && operation !== 'DELETE') return usage(`--operation must be CREATE, UPDATE or DELETE, got "${values.operation}"`);
   if (values.old && operation !== 'UPDATE') return usage('--old needs --operation UPDATE');
   if (!values.old && operation === 'UPDATE') return usage('--operation UPDATE needs --old FILE, the stored object the rules compare with');
   const domainProblem = groupDomainProblem(values['group-domain']);
@@ -225,9 +228,9 @@ async function run(args: string[], io: CliIO): Promise<number> {
   };
 
   const once = [...runWarnings.values()];
-  if (format === 'json') io.stdout(`${JSON.stringify(jsonReport(checked, allProblems, once, summary, values.strict), null, 2)}\n`);
+  if (format === 'json') io.stdout(`${JSON.stringify(jsonReport(checked, allProblems, once, summary, values.strict, operation), null, 2)}\n`);
   else if (format === 'junit') io.stdout(junitXml('fleetgate validate', junitSuites(checked, allProblems, once, values.strict)));
-  else io.stdout(textReport(checked, allProblems, once, summary, values.strict, values.quiet));
+  else io.stdout(textReport(checked, allProblems, once, summary, values.strict, values.quiet, operation));
 
   return status;
 }
@@ -286,30 +289,34 @@ function notServed(kind: string, objectApiVersion: string | undefined, groupDoma
 /** `file:line: Warning: Kind "name": text`, at the line of the field the warning is about. */
 const warningLine = (c: Checked, warning: Warning): string => `${c.source.file}:${c.source.lineOf(warning.field)}: Warning: ${displayName(c)}: ${warning.message}`;
 
-function textReport(checked: Checked[], problems: ReadProblem[], once: RunWarning[], summary: Summary, strict: boolean, quiet: boolean): string {
+function textReport(checked: Checked[], problems: ReadProblem[], once: RunWarning[], summary: Summary, strict: boolean, quiet: boolean, operation: Operation): string {
   const lines: string[] = [];
+  // A DELETE is refused, not found invalid: the object was fine to write, it is protected from deletion.
+  const refused = operation === 'DELETE' ? 'may not be deleted' : 'is invalid';
   for (const p of problems) lines.push(`${problemPosition(p)}: error: ${p.message}`);
   for (const c of checked) {
     if (!c.result) {
       if (strict) lines.push(`${where(c)}: error: ${displayName(c)}: ${c.notServed} (an error with --strict)`);
       continue;
     }
-    for (const cause of c.result.causes) lines.push(`${c.source.file}:${c.source.lineOf(cause.field)}: ${displayName(c)} is invalid: ${formatCause(cause)}`);
-    if (c.result.truncated) lines.push(`${where(c)}: ${displayName(c)} is invalid: ${MORE_CAUSES}`);
+    for (const cause of c.result.causes) lines.push(`${c.source.file}:${c.source.lineOf(cause.field)}: ${displayName(c)} ${refused}: ${formatCause(cause)}`);
+    if (c.result.truncated) lines.push(`${where(c)}: ${displayName(c)} ${refused}: ${MORE_CAUSES}`);
     for (const warning of c.warnings!) lines.push(warningLine(c, warning));
     if (c.patch?.length) lines.push(`${where(c)}: ${displayName(c)} defaults: ${JSON.stringify(c.patch)}`);
   }
   for (const w of once) lines.push(`Warning: ${w.message} (${count(w.objects, 'object')}; ${CONTEXT_HINT})`);
   if (!quiet) {
     lines.push(
-      `${count(summary.objects, 'object')} in ${count(summary.files, 'file')}: ${summary.valid} valid, ${summary.invalid} invalid, ${summary.skipped} ${strict ? 'not served (errors with --strict)' : 'skipped (not served)'}, ${count(summary.warnings, 'warning')}, ${count(summary.errors, 'error')}`,
+      `${count(summary.objects, 'object')} in ${count(summary.files, 'file')}: ${operation === 'DELETE' ? `${summary.valid} deletable, ${summary.invalid} protected` : `${summary.valid} valid, ${summary.invalid} invalid`}, ${summary.skipped} ${strict ? 'not served (errors with --strict)' : 'skipped (not served)'}, ${count(summary.warnings, 'warning')}, ${count(summary.errors, 'error')}`,
     );
   }
   return lines.length ? `${lines.join('\n')}\n` : '';
 }
 
-function jsonReport(checked: Checked[], problems: ReadProblem[], once: RunWarning[], summary: Summary, strict: boolean) {
+function jsonReport(checked: Checked[], problems: ReadProblem[], once: RunWarning[], summary: Summary, strict: boolean, operation: Operation) {
   return {
+    // For DELETE, an invalid object is one that may not be deleted.
+    operation,
     summary,
     errors: problems,
     // Said once for the run, not in each result.
