@@ -227,10 +227,10 @@ async function run(args: string[], io: CliIO): Promise<number> {
     errors: allProblems.length + unservedErrors,
   };
 
-  const once = [...runWarnings.values()];
-  if (format === 'json') io.stdout(`${JSON.stringify(jsonReport(checked, allProblems, once, summary, values.strict, operation), null, 2)}\n`);
-  else if (format === 'junit') io.stdout(junitXml('fleetgate validate', junitSuites(checked, allProblems, once, values.strict)));
-  else io.stdout(textReport(checked, allProblems, once, summary, values.strict, values.quiet, operation));
+  const report: Report = { checked, problems: allProblems, once: [...runWarnings.values()], summary, strict: values.strict, operation };
+  if (format === 'json') io.stdout(`${JSON.stringify(jsonReport(report), null, 2)}\n`);
+  else if (format === 'junit') io.stdout(junitXml('fleetgate validate', junitSuites(report)));
+  else io.stdout(textReport(report, values.quiet));
 
   return status;
 }
@@ -255,6 +255,17 @@ const isInside = (file: string, directory: string): boolean => {
   const path = relative(directory, file);
   return path !== '' && !path.startsWith('..') && !isAbsolute(path);
 };
+
+/** What a run found, for the three report formats. */
+interface Report {
+  checked: Checked[];
+  problems: ReadProblem[];
+  /** Warnings said once for the whole run. */
+  once: RunWarning[];
+  summary: Summary;
+  strict: boolean;
+  operation: Operation;
+}
 
 interface Summary {
   /** Whether the run passed: exit status 0. */
@@ -289,7 +300,7 @@ function notServed(kind: string, objectApiVersion: string | undefined, groupDoma
 /** `file:line: Warning: Kind "name": text`, at the line of the field the warning is about. */
 const warningLine = (c: Checked, warning: Warning): string => `${c.source.file}:${c.source.lineOf(warning.field)}: Warning: ${displayName(c)}: ${warning.message}`;
 
-function textReport(checked: Checked[], problems: ReadProblem[], once: RunWarning[], summary: Summary, strict: boolean, quiet: boolean, operation: Operation): string {
+function textReport({ checked, problems, once, summary, strict, operation }: Report, quiet: boolean): string {
   const lines: string[] = [];
   // A DELETE is refused, not found invalid: the object was fine to write, it is protected from deletion.
   const refused = operation === 'DELETE' ? 'may not be deleted' : 'is invalid';
@@ -313,7 +324,7 @@ function textReport(checked: Checked[], problems: ReadProblem[], once: RunWarnin
   return lines.length ? `${lines.join('\n')}\n` : '';
 }
 
-function jsonReport(checked: Checked[], problems: ReadProblem[], once: RunWarning[], summary: Summary, strict: boolean, operation: Operation) {
+function jsonReport({ checked, problems, once, summary, strict, operation }: Report) {
   return {
     // For DELETE, an invalid object is one that may not be deleted.
     operation,
@@ -339,7 +350,7 @@ function jsonReport(checked: Checked[], problems: ReadProblem[], once: RunWarnin
   };
 }
 
-function junitSuites(checked: Checked[], problems: ReadProblem[], once: RunWarning[], strict: boolean): JUnitSuite[] {
+function junitSuites({ checked, problems, once, strict }: Report): JUnitSuite[] {
   const byFile = new Map<string, JUnitSuite>();
   const suite = (file: string) => {
     let s = byFile.get(file);
