@@ -4,10 +4,11 @@
  * A field's position is read along its path (`spec.rules[1].name`, `metadata.labels[app]`), one
  * step at a time: a key's place among its object's keys, in the order the object lists them
  * (its document's order: JSON.parse and the YAML readers keep it, but for keys that look like
- * array indexes, which JavaScript lists first), and an item's index in its array. Positions
- * compare step by step; a field comes before the fields inside it. A step the object does not
- * have (a required field left out) comes after every step it has at that level, and ends the
- * path's position: such fields keep the order they were found in, as do fields of one position.
+ * array indexes, which JavaScript lists first), and an item's index in its array (past its end
+ * too). Positions compare step by step; a field comes before the fields inside it. A key the
+ * object does not have (a required field left out) comes after every key it has at that level,
+ * and ends the path's position: such fields keep the order they were found in, as do fields of
+ * one position.
  */
 import { isRecord } from './is.js';
 
@@ -28,9 +29,10 @@ export function inObjectOrder<T extends { field: string }>(items: T[], object: u
   let sorted = true;
   for (let i = 1; i < at.length && sorted; i++) sorted = compare(at[i - 1]!, at[i]!) <= 0;
   if (sorted) return items;
+  // Array.prototype.sort is stable: fields of one position keep the order they were found in.
   return items
-    .map((item, i) => ({ item, i, position: at[i]! }))
-    .sort((a, b) => compare(a.position, b.position) || a.i - b.i)
+    .map((item, i) => ({ item, position: at[i]! }))
+    .sort((a, b) => compare(a.position, b.position))
     .map((o) => o.item);
 }
 
@@ -72,12 +74,8 @@ function positions(object: unknown): (field: string) => number[] {
         i = end;
       }
       let rank = ABSENT;
-      if (Array.isArray(value)) {
-        const index = /^\d+$/.test(step) ? Number(step) : -1;
-        if (index >= 0 && index < value.length) rank = index;
-      } else if (isRecord(value)) {
-        rank = keyRank(value, step);
-      }
+      if (Array.isArray(value)) rank = /^\d+$/.test(step) ? Number(step) : ABSENT;
+      else if (isRecord(value)) rank = keyRank(value, step);
       ranks.push(rank);
       if (rank === ABSENT) break;
       value = Array.isArray(value) ? value[rank] : (value as Record<string, unknown>)[step];

@@ -32,6 +32,22 @@ describe('the causes of a verdict', () => {
     ]);
   });
 
+  it('read every path shape: items past 9 and past the end by number, items of items, a path into a value, an unclosed bracket', () => {
+    const object = { spec: { list: Array.from({ length: 12 }, () => ({})), grid: [[1, 2], [3, 4]], name: 'abc', z: 1 } };
+    const found = ['spec.z', 'spec.name[1]', 'spec.name[0]', 'spec.grid[1][0]', 'spec.grid[0][1]', 'spec.list[15]', 'spec.list[11]', 'spec.list[2]', 'spec.list[13]', 'spec.grid[1', 'spec.grid[0][0]'];
+    expect(fields(inObjectOrder(found.map((f) => invalid(f, 1, f)), object))).toEqual([
+      'spec.list[2]', 'spec.list[11]', 'spec.list[13]', 'spec.list[15]', 'spec.grid[0][0]', 'spec.grid[0][1]', 'spec.grid[1', 'spec.grid[1][0]', 'spec.name[1]', 'spec.name[0]', 'spec.z',
+    ]);
+  });
+
+  it('keep the order found among fields of one position, however many', () => {
+    const object = { spec: { a: 1, b: 1 } };
+    const found = ['spec.b', 'spec.x', 'spec.w', 'spec.v', 'spec.a', 'spec.u', 'spec.t', 'spec.s', 'spec.r', 'spec.b'];
+    expect(fields(inObjectOrder(found.map((f, i) => invalid(f, i, f)), object))).toEqual(['spec.a', 'spec.b', 'spec.b', 'spec.x', 'spec.w', 'spec.v', 'spec.u', 'spec.t', 'spec.s', 'spec.r']);
+    const sameField = [invalid('spec.b', 1, 'second'), invalid('spec.a', 1, 'x'), invalid('spec.b', 1, 'first')];
+    expect(inObjectOrder(sameField, object).map((c) => c.message)).toEqual(['Invalid value: 1: x', 'Invalid value: 1: second', 'Invalid value: 1: first']);
+  });
+
   it('find keys in large objects (indexed) as in small ones', () => {
     const labels = Object.fromEntries(Array.from({ length: 100 }, (_, i) => [`k${99 - i}`, 'v']));
     const found = ['metadata.labels[k0]', 'metadata.labels[k99]', 'metadata.labels[k50]', 'metadata.labels[nope]'];
