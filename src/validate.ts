@@ -56,7 +56,17 @@ export interface ValidationResult {
 export function validate(object: unknown, options?: ValidateOptions & { lookups?: undefined }): ValidationResult;
 export function validate(object: unknown, options?: ValidateOptions): MaybePromise<ValidationResult>;
 export function validate(object: unknown, options: ValidateOptions = NO_OPTIONS): MaybePromise<ValidationResult> {
-  return judge(object, options, true);
+  return options.operation === 'DELETE' ? judgeDelete(object, options) : judge(object, options, true);
+}
+
+/**
+ * A DELETE: the object deleted, the stored one (an AdmissionReview's DELETE carries it as
+ * oldObject, and no object), judged by deletion protection alone.
+ */
+function judgeDelete(object: unknown, options: ValidateOptions): ValidationResult {
+  const deleted = options.oldObject ?? object;
+  const cause = deletionProtectionCause(deleted);
+  return cause ? { allowed: false, causes: [cause], warnings: [], warningDetails: [] } : { allowed: true, causes: [], warnings: [], warningDetails: [] };
 }
 
 /** validate(), on its first reading of the object or on the one after nulls were read (see withNullsRead). */
@@ -71,13 +81,6 @@ function judge(object: unknown, options: ValidateOptions, firstReading: boolean)
     causes: [],
     warnings: [],
   };
-  if (operation === 'DELETE') {
-    // An AdmissionReview's DELETE carries the stored object as oldObject, and no object.
-    const deleted = options.oldObject ?? object;
-    const cause = deletionProtectionCause(deleted);
-    if (cause) addCause(ctx, cause);
-    return finish(ctx, deleted);
-  }
   if (operation === 'CONNECT') return finish(ctx, object);
   if (ctx.subResource !== '' && ctx.subResource !== 'status') {
     addWarning(ctx, '', `subresource ${JSON.stringify(ctx.subResource)} not judged: fleetgate judges the objects and their status subresource`);
@@ -288,7 +291,8 @@ function defaultedCopy(object: Record<string, unknown>): Record<string, unknown>
 /** The result of judging `object`: causes in the order of their fields in it (see object-order.ts). */
 function finish(ctx: RuleContext, object: unknown): ValidationResult {
   const warningDetails = listedWarnings(ctx);
-  const warnings = warningDetails.map(messageOf);
+  // Most objects have none: no call to map for them.
+  const warnings = warningDetails.length === 0 ? [] : warningDetails.map(messageOf);
   const causes = ctx.causes;
   if (causes.length === 0 && !ctx.droppedFrom) return { allowed: true, causes, warnings, warningDetails };
   if (causes.length === 1 && !ctx.droppedFrom) return { allowed: false, causes, warnings, warningDetails };
