@@ -126,7 +126,7 @@ function validate(cluster: Cluster, ctx: RuleContext): void {
     if (problem) addUnlessStored(ctx, invalid(child(path, 'proxyURL'), spec.proxyURL, problem), spec.proxyURL, storedSpec('proxyURL'));
   }
   if (isString(spec.zone) && spec.zone !== '') {
-    addWarning(ctx, 'spec.zone is deprecated and never used; use spec.zones');
+    addWarning(ctx, child(path, 'zone'), 'spec.zone is deprecated and never used; use spec.zones');
     if (list(spec.zones).length > 0) add(ctx, forbidden(child(path, 'zone'), 'may not be set together with spec.zones; zone is deprecated, use zones only'));
   }
   warnRepeats(ctx, list(spec.zones), child(path, 'zones'), (zone) => (isString(zone) ? zone : undefined), (zone) => `zone ${JSON.stringify(zone)}`);
@@ -281,7 +281,7 @@ function validateUpdate(cluster: Cluster, old: Cluster, ctx: RuleContext): void 
   const id = record(cluster.spec).id;
   const oldId = record(old.spec).id;
   if (isString(oldId) && oldId !== '' && id !== oldId) {
-    addWarning(ctx, 'spec.id changed: the cluster ID identifies the cluster and composes multi-cluster service DNS names; change it only deliberately');
+    addWarning(ctx, 'spec.id', 'spec.id changed: the cluster ID identifies the cluster and composes multi-cluster service DNS names; change it only deliberately');
   }
 }
 

@@ -109,7 +109,7 @@ const FHPA_ONLY_FIELDS = ['targetMinReplicas', 'targetMaxReplicas'] as const;
 
 function checkWorkloadReplicas(rule: Record<string, unknown>, path: string, ctx: RuleContext): void {
   const replicas = int32(rule.targetReplicas);
-  if (rule.targetReplicas === undefined) addWarning(ctx, `${path}: no targetReplicas, so this rule changes nothing`);
+  if (rule.targetReplicas === undefined) addWarning(ctx, path, `${path}: no targetReplicas, so this rule changes nothing`);
   else if (replicas !== undefined && replicas < 0) add(ctx, invalid(child(path, 'targetReplicas'), replicas, 'targetReplicas should be larger than or equal to 0'));
   for (const field of FHPA_ONLY_FIELDS) {
     if (rule[field] !== undefined) {
@@ -128,7 +128,7 @@ function validate(cron: CronFederatedHPA, ctx: RuleContext): void {
     if (!isRecord(rule)) return;
     const path = index('spec.rules', i);
     if (isString(rule.schedule) && runsEverySecond(rule.schedule)) {
-      addWarning(ctx, `${child(path, 'schedule')}: "${rule.schedule.trim()}" runs every second; the controller raises @every durations under 1s to 1s`);
+      addWarning(ctx, child(path, 'schedule'), `${child(path, 'schedule')}: "${rule.schedule.trim()}" runs every second; the controller raises @every durations under 1s to 1s`);
     }
     if (target === 'FederatedHPA') checkFederatedHPAReplicas(rule, path, ctx);
     else if (target === 'workload') checkWorkloadReplicas(rule, path, ctx);

@@ -177,11 +177,12 @@ function checkIngressClassAnnotation(ctx: RuleContext, annotations: unknown, ing
   const a = record(annotations);
   if (!(INGRESS_CLASS_ANNOTATION in a)) return;
   const field = key('metadata.annotations', INGRESS_CLASS_ANNOTATION);
-  addWarning(ctx, `${field}: deprecated; use spec.ingressClassName`);
+  addWarning(ctx, field, `${field}: deprecated; use spec.ingressClassName`);
   const annotated = a[INGRESS_CLASS_ANNOTATION];
   if (isString(ingressClassName) && ingressClassName !== '' && isString(annotated) && annotated !== ingressClassName) {
     addWarning(
       ctx,
+      field,
       `${field} (${JSON.stringify(annotated)}) differs from spec.ingressClassName (${JSON.stringify(ingressClassName)}); controllers may disagree about which class serves this ingress`,
     );
   }

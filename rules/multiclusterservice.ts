@@ -53,7 +53,7 @@ const isExposureType = (v: unknown): v is string => isString(v) && (EXPOSURE_TYP
 function validate(mcs: MultiClusterService, ctx: RuleContext): void {
   const spec = record(mcs.spec);
   const path = 'spec';
-  for (const [field, warning] of DEPRECATED_FIELD_LIST) if (spec[field] !== undefined) addWarning(ctx, warning);
+  for (const [field, warning] of DEPRECATED_FIELD_LIST) if (spec[field] !== undefined) addWarning(ctx, child(path, field), warning);
   checkTypes(ctx, spec, path);
   checkPorts(ctx, spec.ports, child(path, 'ports'));
 }

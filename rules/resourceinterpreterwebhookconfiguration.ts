@@ -147,7 +147,7 @@ function checkClientConfig(ctx: RuleContext, clientConfig: unknown, path: string
   const hasService = given(clientConfig.service);
   if (!hasURL && !hasService) add(ctx, required(path, 'exactly one of url or service is required'));
   // The spec settles both: service takes precedence. Karmada refuses the pair; the spec wins.
-  if (hasURL && hasService) addWarning(ctx, `${path}: url is ignored because service is set (service takes precedence); set only one of them`);
+  if (hasURL && hasService) addWarning(ctx, child(path, 'url'), `${path}: url is ignored because service is set (service takes precedence); set only one of them`);
   if (isString(clientConfig.url) && clientConfig.url !== '') checkWebhookURL(ctx, clientConfig.url, child(path, 'url'));
   const service = record(clientConfig.service);
   if (isString(service.path)) {

@@ -14,7 +14,7 @@ export function changed<T>(base: T, edit: (o: any) => void): T {
   return copy;
 }
 
-export const causesOf = (result: ValidationResult): Want[] =>
+export const causesOf = (result: Pick<ValidationResult, 'causes'> & Partial<ValidationResult>): Want[] =>
   result.causes.map((c) => ({ type: c.type, field: c.field })).sort(byField);
 
 const byField = (a: Want, b: Want) => a.field.localeCompare(b.field) || a.type.localeCompare(b.type);
