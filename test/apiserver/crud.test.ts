@@ -66,12 +66,13 @@ describe('create', () => {
     expect(res.status).toBe(422);
     expect(res.body.reason).toBe('Invalid');
     expect(res.body.details).toMatchObject({ name: 'm1', group: 'cluster.karmada.io', kind: 'Cluster' });
+    // In object order: the taint the object has, then the syncMode it lacks.
     expect(res.body.details.causes).toEqual([
-      { reason: 'FieldValueRequired', message: 'Required value', field: 'spec.syncMode' },
       { reason: 'FieldValueNotSupported', message: 'Unsupported value: "Foo": supported values: "NoSchedule", "PreferNoSchedule", "NoExecute"', field: 'spec.taints[0].effect' },
+      { reason: 'FieldValueRequired', message: 'Required value', field: 'spec.syncMode' },
     ]);
     expect(res.body.message).toBe(
-      'Cluster.cluster.karmada.io "m1" is invalid: [spec.syncMode: Required value, spec.taints[0].effect: Unsupported value: "Foo": supported values: "NoSchedule", "PreferNoSchedule", "NoExecute"]',
+      'Cluster.cluster.karmada.io "m1" is invalid: [spec.taints[0].effect: Unsupported value: "Foo": supported values: "NoSchedule", "PreferNoSchedule", "NoExecute", spec.syncMode: Required value]',
     );
     expect((await api.get(`${CLUSTERS}/m1`)).status).toBe(404);
   });

@@ -146,9 +146,13 @@ suite(title('kubectl against fleetgate apiserver'), () => {
   it('a bad manifest prints the library\'s causes as kubectl words them', async () => {
     const res = await k.kubectl(['apply', '-f', join(EXAMPLES, 'broken')]);
     expect(res.code).toBe(1);
-    expect(res.stderr).toContain('The Cluster "member-broken" is invalid: \n* spec.syncMode: Required value\n');
-    expect(res.stderr).toContain('* spec.taints[0].effect: Unsupported value: "Evict": supported values: "NoSchedule", "PreferNoSchedule", "NoExecute"');
-    expect(res.stderr).toContain('* spec.apiEndpoint: Invalid value: "https://user:secret@10.0.0.9:6443"');
+    // Every cause, in the order of the fields in the manifest (the missing syncMode last).
+    expect(res.stderr).toContain(
+      'The Cluster "member-broken" is invalid: \n' +
+        '* spec.apiEndpoint: Invalid value: "https://user:secret@10.0.0.9:6443": user information is not permitted in the URL\n' +
+        '* spec.taints[0].effect: Unsupported value: "Evict": supported values: "NoSchedule", "PreferNoSchedule", "NoExecute"\n' +
+        '* spec.syncMode: Required value\n',
+    );
   });
 
   it('an unknown field is refused as kubectl --validate=strict expects', async () => {

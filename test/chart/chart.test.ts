@@ -575,7 +575,8 @@ describe.skipIf(reference.skip)(reference.title, () => {
 
     // For karmada-apiserver: the webhook configurations alone, each calling the Service above by URL.
     expect(webhooks.map((d) => d.kind).sort()).toEqual(['MutatingWebhookConfiguration', 'ValidatingWebhookConfiguration']);
-    expect(one(webhooks, 'ValidatingWebhookConfiguration').webhooks).toHaveLength(13);
+    // The 13 kinds and Karmada's deletion protection.
+    expect(one(webhooks, 'ValidatingWebhookConfiguration').webhooks).toHaveLength(14);
     for (const hook of webhooks.flatMap((d) => d.webhooks)) {
       expect(hook.clientConfig).toEqual({ url: expect.stringMatching(/^https:\/\/fleetgate\.karmada-system\.svc:443\/(validate|mutate)-[a-z]+$/), caBundle: 'CA_BUNDLE' });
     }
