@@ -26,11 +26,12 @@ const required = process.env.FLEETGATE_ETCD_TESTS_REQUIRED === '1';
 export const etcdSkipReason =
   etcdPath || required ? undefined : 'etcd is not installed (Debian: apt-get install etcd-server; or set FLEETGATE_ETCD)';
 
-/** `describe`, or `describe.skip` with the reason in the title and on the console. */
-export function describeWithEtcd(title: string, body: () => void): void {
-  if (etcdSkipReason) {
-    console.warn(`[${title}] SKIPPED: ${etcdSkipReason}`);
-    describe.skip(`${title} — SKIPPED: ${etcdSkipReason}`, body);
+/** `describe`, or `describe.skip` with the reason (etcd's, or `otherSkipReason`) in the title and on the console. */
+export function describeWithEtcd(title: string, body: () => void, otherSkipReason?: string): void {
+  const reason = etcdSkipReason ?? otherSkipReason;
+  if (reason) {
+    console.warn(`[${title}] SKIPPED: ${reason}`);
+    describe.skip(`${title} — SKIPPED: ${reason}`, body);
   } else describe(title, body);
 }
 
