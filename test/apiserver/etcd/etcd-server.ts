@@ -45,6 +45,10 @@ export interface EtcdServer {
   stop(signal?: 'SIGTERM' | 'SIGKILL'): Promise<void>;
   /** Starts it again on the same ports and data directory, and waits until it serves. */
   start(): Promise<void>;
+  /** Freezes the process (SIGSTOP): connections stay open and nothing answers. */
+  pause(): void;
+  /** Lets a frozen process go on (SIGCONT). */
+  resume(): void;
   /** etcd's Prometheus metrics, as text. */
   metrics(): Promise<string>;
   /** A gauge or counter of the metrics, summed over its series (0 when absent). */
@@ -141,6 +145,12 @@ export async function startEtcd(options: EtcdServerOptions = {}): Promise<EtcdSe
       await exited;
     },
     start: launch,
+    pause() {
+      if (server.running) child!.kill('SIGSTOP');
+    },
+    resume() {
+      if (server.running) child!.kill('SIGCONT');
+    },
     async metrics() {
       const response = await fetch(metricsUrl());
       return response.text();
@@ -154,6 +164,7 @@ export async function startEtcd(options: EtcdServerOptions = {}): Promise<EtcdSe
       return sum;
     },
     async close() {
+      server.resume();
       await server.stop('SIGKILL');
       rmSync(dataDir, { recursive: true, force: true });
     },
