@@ -35,6 +35,9 @@ export interface ApiserverProcess {
   readonly child: ChildProcess;
   readonly port: number;
   readonly probePort: number;
+  /** `https://127.0.0.1:<port>`, and the CA that signed its certificate (for other clients). */
+  readonly url: string;
+  readonly caFile: string;
   log(): string;
   request(method: string, path: string, body?: unknown): Promise<Reply>;
   /** The status /readyz answers. */
@@ -139,6 +142,8 @@ export async function startApiserver(args: string[]): Promise<ApiserverProcess> 
     child,
     port,
     probePort,
+    url: `https://127.0.0.1:${port}`,
+    caFile: join(cwd, 'certs', 'ca.crt'),
     log: () => log,
     request: send,
     readyz: () =>
