@@ -50,6 +50,7 @@ export class EtcdWatchFeed {
   private cache: WatchCache | undefined;
   private starting: Promise<WatchCache> | undefined;
   private stream: WatchStream | undefined;
+  private established = false;
   /** Changes (and progress revisions) received and not applied yet, from `queueHead` on. */
   private queue: (ChangeEvent | number)[] = [];
   private queueHead = 0;
@@ -80,9 +81,9 @@ export class EtcdWatchFeed {
     return this.cache?.revision;
   }
 
-  /** Whether the etcd watch is open (the cache is being kept current). */
+  /** Whether etcd has created the watch and it is open (the cache is being kept current). */
   get connected(): boolean {
-    return this.stream !== undefined && this.outage === undefined;
+    return this.established;
   }
 
   /** The running cache; started from `revision` (when etcd still has it) or the newest one if there is none yet. */
@@ -212,6 +213,7 @@ export class EtcdWatchFeed {
       return;
     }
     if (response.created) {
+      this.established = true;
       this.retryMs = RETRY_FIRST_MS;
       this.context.reachable(true);
       if (this.outage !== undefined) this.context.logger?.info({ prefix: this.prefix, revision: cache.revision }, 'etcd watch resumed from the cache revision');
@@ -331,6 +333,7 @@ export class EtcdWatchFeed {
   private closeStream(): void {
     const stream = this.stream;
     this.stream = undefined;
+    this.established = false;
     if (!stream) return;
     try {
       stream.cancel();
