@@ -34,12 +34,12 @@ export class EtcdKeyspace {
   }
 
   /**
-   * The prefix one etcd watch and one watch cache serve: the kind's, `/<group>/<plural>/`, taken
-   * from any key or prefix under it.
+   * The prefix one etcd watch and one watch cache serve: the kind's, `/<group>/<plural>/`, for
+   * any key or prefix under it; a wider prefix (`/`, `/<group>/`) gets its own.
    */
-  static kindPrefix(key: Key): Key {
+  static feedPrefix(key: Key): Key {
     const [, group, plural] = key.split('/', 3);
-    if (!group || !plural) throw new RangeError(`"${key}" is not under /<group>/<plural>/`);
-    return `/${group}/${plural}/`;
+    if (group && plural) return `/${group}/${plural}/`;
+    return key.slice(0, key.lastIndexOf('/') + 1);
   }
 }

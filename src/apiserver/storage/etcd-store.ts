@@ -243,7 +243,7 @@ export class EtcdStorage implements Storage {
   }
 
   private feed(key: Key): EtcdWatchFeed {
-    const prefix = EtcdKeyspace.kindPrefix(key);
+    const prefix = EtcdKeyspace.feedPrefix(key);
     let feed = this.feeds.get(prefix);
     if (!feed) {
       feed = new EtcdWatchFeed(prefix, {
