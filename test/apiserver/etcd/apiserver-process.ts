@@ -47,9 +47,18 @@ export interface ApiserverProcess {
   stop(): Promise<number | null>;
 }
 
-export async function startApiserver(args: string[]): Promise<ApiserverProcess> {
+export interface StartOptions {
+  /** The CA of the serving certificate, when the args name one (default: the development CA the process makes). */
+  caFile?: string;
+  /** A bearer token for every request (with --token-auth-file). */
+  token?: string;
+  /** Replaces the default `--port 0 --probe-port 0` (the args then carry their own). */
+  portArgs?: string[];
+}
+
+export async function startApiserver(args: string[], options: StartOptions = {}): Promise<ApiserverProcess> {
   const cwd = mkdtempSync(join(tmpdir(), 'fleetgate-apiserver-etcd-'));
-  const child = spawn(process.execPath, [bin, 'apiserver', '--port', '0', '--probe-port', '0', ...args], { cwd });
+  const child = spawn(process.execPath, [bin, 'apiserver', ...(options.portArgs ?? ['--port', '0', '--probe-port', '0']), ...args], { cwd });
   let log = '';
   const ready = new Promise<{ port: number; probePort: number }>((resolve, reject) => {
     child.stderr!.on('data', (chunk) => {
@@ -62,7 +71,9 @@ export async function startApiserver(args: string[]): Promise<ApiserverProcess> 
   child.stdout!.resume();
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const { port, probePort } = await ready;
-  const ca = readFileSync(join(cwd, 'certs', 'ca.crt'));
+  const caFile = options.caFile ?? join(cwd, 'certs', 'ca.crt');
+  const ca = readFileSync(caFile);
+  const authorization: Record<string, string> = options.token ? { authorization: `Bearer ${options.token}` } : {};
   // One connection per request: a watch holds its own, and a stopped etcd leaves no pooled socket in a bad state.
   const agent = new Agent({ ca, keepAlive: false });
   const base: RequestOptions = { host: '127.0.0.1', port, agent, servername: 'localhost' };
@@ -72,7 +83,7 @@ export async function startApiserver(args: string[]): Promise<ApiserverProcess> 
       const started = performance.now();
       const payload = body === undefined ? undefined : JSON.stringify(body);
       const contentType = method === 'PATCH' ? 'application/merge-patch+json' : 'application/json';
-      const req = request({ ...base, method, path, headers: payload ? { 'content-type': contentType, 'content-length': Buffer.byteLength(payload) } : {} }, (res) => {
+      const req = request({ ...base, method, path, headers: { ...authorization, ...(payload ? { 'content-type': contentType, 'content-length': Buffer.byteLength(payload) } : {}) } }, (res) => {
         let text = '';
         res.setEncoding('utf8');
         res.on('data', (chunk) => (text += chunk));
@@ -95,7 +106,7 @@ export async function startApiserver(args: string[]): Promise<ApiserverProcess> 
     new Promise((resolve, reject) => {
       const events: any[] = [];
       let ended = false;
-      const req = request({ ...base, method: 'GET', path }, (res) => {
+      const req = request({ ...base, method: 'GET', path, headers: authorization }, (res) => {
         if (res.statusCode !== 200) {
           reject(new Error(`watch ${path}: HTTP ${res.statusCode}`));
           res.resume();
@@ -143,7 +154,7 @@ export async function startApiserver(args: string[]): Promise<ApiserverProcess> 
     port,
     probePort,
     url: `https://127.0.0.1:${port}`,
-    caFile: join(cwd, 'certs', 'ca.crt'),
+    caFile,
     log: () => log,
     request: send,
     readyz: () =>
