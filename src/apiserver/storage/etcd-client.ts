@@ -11,7 +11,17 @@
  */
 import { readFileSync } from 'node:fs';
 import { noop } from 'cockatiel';
-import { Etcd3, GRPCDeadlineExceededError, GRPCOutOfRangeError, type IOptions } from 'etcd3';
+import {
+  ClientClosedError,
+  ClientRuntimeError,
+  Etcd3,
+  GRPCCancelledError,
+  GRPCDeadlineExceededError,
+  GRPCGenericError,
+  GRPCOutOfRangeError,
+  GRPCUnavailableError,
+  type IOptions,
+} from 'etcd3';
 import { DEFAULT_REQUEST_TIMEOUT_MS, EtcdOptionsError, checkEtcdOptions, type EtcdConnectionOptions } from './etcd-options.js';
 
 export { DEFAULT_REQUEST_TIMEOUT_MS, EtcdOptionsError, checkEtcdOptions, type EtcdConnectionOptions };
@@ -61,6 +71,21 @@ export const isFutureRevision = (error: unknown): boolean =>
   error instanceof GRPCOutOfRangeError && error.message.includes('required revision is a future revision');
 
 export const isDeadlineExceeded = (error: unknown): boolean => error instanceof GRPCDeadlineExceededError;
+
+/**
+ * Whether the call failed for want of an answer (no connection, no answer in time), rather than
+ * etcd answering with a refusal (a request too large, a full database, a permission): only the
+ * first makes the backend not ready.
+ */
+export const isUnreachable = (error: unknown): boolean =>
+  error instanceof GRPCUnavailableError ||
+  error instanceof GRPCDeadlineExceededError ||
+  error instanceof GRPCCancelledError ||
+  error instanceof ClientClosedError ||
+  error instanceof ClientRuntimeError ||
+  (error instanceof GRPCGenericError && error.constructor === GRPCGenericError) ||
+  !(error instanceof Error) ||
+  error.constructor === Error;
 
 /** The cause of a failed call in a few words, without the stack: `14 UNAVAILABLE: No connection established…`. */
 export function describeEtcdError(error: unknown): string {

@@ -27,6 +27,7 @@ import {
   isCompacted,
   isDeadlineExceeded,
   isFutureRevision,
+  isUnreachable,
   type EtcdConnectionOptions,
 } from './etcd-client.js';
 import { DEFAULT_COMPACTION_INTERVAL_MS, EtcdCompactor, compactNow, recordedCompaction } from './etcd-compactor.js';
@@ -311,8 +312,12 @@ export class EtcdStorage implements Storage {
 
   private unavailable(key: Key, error: unknown, write: boolean): StorageError {
     if (this.closed) return new StorageError('Unavailable', key, 'storage is closed');
-    this.reachable(false, error);
     const cause = describeEtcdError(error);
+    if (!isUnreachable(error)) {
+      // etcd answered, with a refusal (a request over its --max-request-bytes, a full database): still reachable.
+      return new StorageError('Unavailable', key, `etcd (${this.servers}) refused the ${write ? 'write' : 'read'}: ${cause}`);
+    }
+    this.reachable(false, error);
     const seconds = `${this.timeoutMs / 1000}s`;
     const message =
       write && isDeadlineExceeded(error)

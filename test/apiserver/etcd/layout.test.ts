@@ -65,6 +65,21 @@ describeWithEtcd('the etcd backend in etcd', () => {
     }
   });
 
+  it("names etcd's refusal of an object over its request limit, and stays ready: etcd did answer", async () => {
+    const storage = await openEtcdStorage({ servers: [etcd.url], prefix: '/large', compactionIntervalMs: 0 });
+    try {
+      // Over etcd's --max-request-bytes (1.5 MiB by default), under its gRPC limit (2 MiB).
+      const big = { metadata: { name: 'big' }, spec: { blob: 'x'.repeat(1_700_000) } };
+      const error = await storage.create('/g.example/things/big', big).catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(StorageError);
+      expect(error).toMatchObject({ code: 'Unavailable', message: `etcd (${etcd.url}) refused the write: 3 INVALID_ARGUMENT: etcdserver: request is too large` });
+      expect(storage.ready()).toBe(true);
+      expect(await storage.create('/g.example/things/small', { metadata: { name: 'small' } })).toBeTruthy();
+    } finally {
+      await storage.close();
+    }
+  });
+
   it('watches and lists a prefix wider than a kind from its own etcd watch', async () => {
     const storage = await openEtcdStorage({ servers: [etcd.url], prefix: '/wide', compactionIntervalMs: 0 });
     try {
