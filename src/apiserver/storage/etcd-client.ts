@@ -90,5 +90,9 @@ export const isUnreachable = (error: unknown): boolean =>
 /** The cause of a failed call in a few words, without the stack: `14 UNAVAILABLE: No connection established…`. */
 export function describeEtcdError(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
-  return message.replace(/^\w*Error: /, '').split('\n')[0]!;
+  return message
+    .replace(/^\w*Error: /, '')
+    .split('\n')[0]!
+    .replace('Last error: Error: ', 'Last error: ')
+    .replace(/\.? Resolution note: $/, '');
 }

@@ -6,6 +6,7 @@
  */
 import { Etcd3 } from 'etcd3';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { describeEtcdError } from '../../../src/apiserver/storage/etcd-client.js';
 import { COMPACT_REVISION_KEY, compactionStep } from '../../../src/apiserver/storage/etcd-compactor.js';
 import { EtcdKeyspace } from '../../../src/apiserver/storage/etcd-keyspace.js';
 import { openEtcdStorage } from '../../../src/apiserver/storage/etcd-store.js';
@@ -26,6 +27,13 @@ it('derives one watch per kind from any key under it, and its own for a wider pr
   expect(keyspace.storageKey(Buffer.from('/registry/g/p/n'))).toBe('/g/p/n');
   expect(new EtcdKeyspace('/').key('/g/p/n').toString()).toBe('/g/p/n');
   expect(() => new EtcdKeyspace('registry')).toThrow('--etcd-prefix must start with "/"');
+});
+
+it("words gRPC's failures in one line, without its empty resolution note", () => {
+  const grpc = new Error('14 UNAVAILABLE: No connection established. Last error: Error: connect ECONNREFUSED 127.0.0.1:2. Resolution note: ');
+  expect(describeEtcdError(grpc)).toBe('14 UNAVAILABLE: No connection established. Last error: connect ECONNREFUSED 127.0.0.1:2');
+  const named = new Error('GRPCDeadlineExceededError: 4 DEADLINE_EXCEEDED: Deadline exceeded after 2.000s\n    at stack');
+  expect(describeEtcdError(named)).toBe('4 DEADLINE_EXCEEDED: Deadline exceeded after 2.000s');
 });
 
 describeWithEtcd('the etcd backend in etcd', () => {
