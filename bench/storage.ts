@@ -218,13 +218,14 @@ async function rssChild(engine: string, count: number, directory?: string): Prom
   };
   const storage = engine === 'memory' ? createMemoryStorage() : await openDurableStorage({ directory: directory! });
   const empty = await settle();
-  let bytes = 0;
-  const chunk = 5_000;
-  for (let from = 0; from < count; from += chunk) {
-    const objects = prepare(Math.min(chunk, count - from), from);
-    for (const { object } of objects) bytes += JSON.stringify(object).length;
+  // In chunks, each made and let go inside fill(), so no prepared object is alive at the measurement.
+  const fill = async (from: number, size: number): Promise<number> => {
+    const objects = prepare(size, from);
     await createRate(storage, objects, 256, 3_600);
-  }
+    return objects.reduce((sum, { object }) => sum + JSON.stringify(object).length, 0);
+  };
+  let bytes = 0;
+  for (let from = 0; from < count; from += 5_000) bytes += await fill(from, Math.min(5_000, count - from));
   const full = await settle();
   await storage.close();
   console.log(JSON.stringify({ empty: empty.rss, full: full.rss, emptyHeap: empty.heapUsed, heap: full.heapUsed, bytes }));
@@ -239,9 +240,9 @@ async function openChild(directory: string): Promise<void> {
   const { user, system } = process.cpuUsage(cpu);
   const objects = (await storage.list(everything, { limit: 1 })).remainingItemCount;
   global.gc?.();
-  const rss = process.memoryUsage().rss;
+  const { rss, heapUsed } = process.memoryUsage();
   await storage.close();
-  console.log(JSON.stringify({ ms, cpuMs: (user + system) / 1000, objects: (objects ?? 0) + 1, rss }));
+  console.log(JSON.stringify({ ms, cpuMs: (user + system) / 1000, objects: (objects ?? 0) + 1, rss, heap: heapUsed }));
 }
 
 /** Child: the floor for opening: a bare LevelDB open and a read of every key and value. */
@@ -286,7 +287,7 @@ async function memoryAndRestart(): Promise<void> {
         );
       }
       if (count === 100_000) {
-        const opens: { ms: number; cpuMs: number; objects: number; rss: number }[] = [];
+        const opens: { ms: number; cpuMs: number; objects: number; rss: number; heap: number }[] = [];
         const scans: { ms: number; cpuMs: number; entries: number }[] = [];
         for (let round = 0; round < 3; round++) {
           opens.push(await child(['open', directory]));
@@ -299,7 +300,8 @@ async function memoryAndRestart(): Promise<void> {
         console.log(`\nrestart with ${fmt(opens[0]!.objects)} objects (durable; ${fmt(scans[0]!.entries)} LevelDB entries: the objects, the kept log, 3 meta keys)`);
         console.log(
           `  open (load objects and log):  ${openMs.toFixed(0)} ms wall, ${openCpu.toFixed(0)} ms CPU, medians of 3 (wall ${opens.map((open) => open.ms.toFixed(0)).join(', ')}); ` +
-            `RSS after ${(median(opens.map((open) => open.rss)) / MiB).toFixed(0)} MiB`,
+            `after it RSS ${(median(opens.map((open) => open.rss)) / MiB).toFixed(0)} MiB, JS heap ${(median(opens.map((open) => open.heap)) / MiB).toFixed(0)} MiB ` +
+            `(${(durable.full / MiB).toFixed(0)} and ${(durable.heap / MiB).toFixed(0)} MiB when filled)`,
         );
         console.log(`  bare LevelDB open and scan:   ${scanMs.toFixed(0)} ms wall, ${scanCpu.toFixed(0)} ms CPU; ratio open / scan ${(openMs / scanMs).toFixed(2)} wall, ${(openCpu / scanCpu).toFixed(2)} CPU`);
       }

@@ -8,17 +8,17 @@ import Koa from 'koa';
 import Router from '@koa/router';
 import type { Logger } from 'pino';
 import { DEFAULT_GROUP_DOMAIN, type Lookups, type RuleOptions } from '../index.js';
-import type { Storage } from './storage/storage.js';
+import type { Storage } from './storage/index.js';
 import { apiResources, type ApiResource as Resource } from './resources.js';
 import { collectionPrefix } from './keys.js';
 import { Registry, type FieldManager } from './registry.js';
 import { ApiError, badRequest, deleteCollectionSuccess, deleteSuccess, internalError, invalid, methodNotAllowed, pathNotFound, type Status } from './status.js';
 import { decodeJson, readBody, MAX_REQUEST_BYTES } from './body.js';
 import { cannotBeHandled } from './admission.js';
-import { deleteOptions, param, writeOptions, type Query } from './request.js';
+import { deleteOptions, param, writeOptions, type Query, type WriteOptions } from './request.js';
 import { applyNotSupported, patcher, patchTypeOf } from './patch.js';
 import { continueExpiredStatus, encodeContinue, listExpiredStatus, listRead, parseListOptions, tooLargeResourceVersionStatus, type ListOptions } from './list-options.js';
-import { StorageError } from './storage/storage.js';
+import { StorageError } from './storage/index.js';
 import { WatchSet, serveWatch } from './watch.js';
 import { isRecordValue, type JsonObject } from './json.js';
 import { nameOf, namespaceOf } from './objects.js';
@@ -46,6 +46,11 @@ export interface ApiServerAppOptions extends RuleOptions {
   maxQueuedWatchBytes?: number;
   /** managedFields for Update operations (issue 24). */
   fieldManager?: FieldManager;
+  /**
+   * Server-side apply (issue 24): answers `application/apply-patch+yaml` PATCHes, which may create
+   * the object (201). Until one is installed they are a 415 saying apply is not supported yet.
+   */
+  applyPatch?: ApplyPatchHandler;
   /** Overrides the lookups answered from this server's own store (tests). */
   lookups?: Lookups;
   /** fleetgate's version, carried in `/version`'s gitVersion. */
@@ -53,6 +58,19 @@ export interface ApiServerAppOptions extends RuleOptions {
   /** Routes served beside the resources (tests). */
   extraRoutes?: (router: Router) => void;
 }
+
+export interface ApplyPatchRequest {
+  registry: Registry;
+  namespace: string | undefined;
+  name: string;
+  /** The body as sent: YAML (kubectl sends JSON, which is YAML). */
+  body: string;
+  /** fieldManager (required for apply: the handler checks it), force, dryRun, fieldValidation. */
+  options: WriteOptions;
+  subResource: 'status' | undefined;
+}
+
+export type ApplyPatchHandler = (request: ApplyPatchRequest) => Promise<{ created: boolean; object: JsonObject; warnings: string[] }>;
 
 export interface ApiServerApp {
   app: Koa;
@@ -88,9 +106,15 @@ export function createApiServerApp(options: ApiServerAppOptions): ApiServerApp {
       if (options.authenticate && !options.authenticate(ctx)) throw new ApiError({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'Unauthorized', reason: 'Unauthorized', code: 401 });
       await next();
       if (ctx.status === 404 && ctx.body === undefined) throw pathNotFound();
+      if (logger?.isLevelEnabled('debug')) logger.debug({ method: ctx.method, path: ctx.path, code: ctx.status }, 'request');
     } catch (err) {
       const status = err instanceof ApiError ? err.status : logInternal(err, ctx);
       respond(ctx, status.code ?? 500, status);
+      // Identity and cause fields only: messages and bodies may carry object contents.
+      if (err instanceof ApiError && logger) {
+        const causes = status.details?.causes?.map((c) => c.field).filter(Boolean);
+        logger.info({ method: ctx.method, path: ctx.path, code: status.code, reason: status.reason, ...(causes?.length ? { causes } : {}) }, 'refused');
+      }
     } finally {
       if (options.draining?.() && !ctx.headerSent) ctx.set('Connection', 'close');
     }
@@ -276,7 +300,14 @@ export function createApiServerApp(options: ApiServerAppOptions): ApiServerApp {
 
   async function patch(ctx: Koa.Context, registry: Registry, namespace: string | undefined, name: string, subResource: 'status' | undefined): Promise<void> {
     const type = patchTypeOf(ctx.get('content-type'));
-    if (type === 'apply') throw applyNotSupported();
+    if (type === 'apply') {
+      if (!options.applyPatch) throw applyNotSupported();
+      const write = writeOptions('PatchOptions', ctx.query as Query, ctx.get('user-agent'), true);
+      const result = await options.applyPatch({ registry, namespace, name, body: await readBody(ctx.req, limit), options: write, subResource });
+      warn(ctx, result.warnings);
+      respond(ctx, result.created ? 201 : 200, result.object);
+      return;
+    }
     const write = writeOptions('PatchOptions', ctx.query as Query, ctx.get('user-agent'));
     const text = await readBody(ctx.req, limit);
     const decoded = decodeJson(text, 'the patch', type === 'merge' && write.fieldValidation !== 'Ignore');

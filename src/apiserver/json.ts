@@ -13,8 +13,8 @@ export function metadataOf(object: JsonObject): JsonObject {
 
 export const stringField = (object: JsonObject, key: string): string | undefined => (typeof object[key] === 'string' ? (object[key] as string) : undefined);
 
-/** A deep copy of JSON data. */
-export const copyJson = <T>(value: T): T => structuredClone(value);
+/** A deep copy of JSON data (several times faster than structuredClone, which also copies what JSON cannot hold). */
+export const copyJson = <T>(value: T): T => (value === undefined ? value : (JSON.parse(JSON.stringify(value)) as T));
 
 /** Whether two JSON values are equal, object key order aside. */
 export const jsonEqual = (a: unknown, b: unknown): boolean => isDeepStrictEqual(a, b);

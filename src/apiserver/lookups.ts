@@ -9,7 +9,7 @@
  *   Service" instead would pass the check silently, as if it had been made.
  */
 import type { Lookups } from '../index.js';
-import type { Storage } from './storage/storage.js';
+import type { Storage } from './storage/index.js';
 import type { ApiResource as Resource } from './resources.js';
 import { collectionPrefix } from './keys.js';
 

@@ -3,7 +3,7 @@
  * custom resource. It turns requests into storage operations with kube-apiserver's object semantics
  * (objects.ts) and admission (admission.ts), and storage outcomes into kube's errors (status.ts).
  */
-import { NO_CHANGE, StorageError, type Storage, type StoredObject } from './storage/storage.js';
+import { NO_CHANGE, StorageError, type Storage, type StoredObject } from './storage/index.js';
 import { admit, type AdmissionContext, type FieldValidation } from './admission.js';
 import {
   finalizersOf,

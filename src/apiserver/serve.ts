@@ -4,12 +4,12 @@
  * readiness turns false, watches end, requests in flight finish, then storage closes.
  */
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
-import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
+import type { Server as HttpServer } from 'node:http';
 import { pino, type Logger } from 'pino';
 import type Router from '@koa/router';
 import { DEFAULT_GROUP_DOMAIN, type RuleOptions } from '../index.js';
-import { listen, reloadCertificatesOnChange, secureContext, tlsFiles, trackRequests, type TlsOptions } from '../server/https.js';
-import type { Storage } from './storage/storage.js';
+import { createProbeServer, listen, reloadCertificatesOnChange, secureContext, tlsFiles, trackRequests, type TlsOptions } from '../server/https.js';
+import type { Storage } from './storage/index.js';
 import { createApiServerApp } from './app.js';
 import { authenticator, isLoopback, readTokenFile } from './auth.js';
 import { createApiServerMetrics } from './metrics.js';
@@ -104,20 +104,7 @@ export async function serveApi(options: ApiServerOptions): Promise<RunningApiSer
   const tracker = trackRequests(server);
   const certificates = reloadCertificatesOnChange(server, files, options.clientCaFile, initialTls, log);
 
-  const probes = createHttpServer((req, res) => {
-    const path = (req.url ?? '').split('?')[0];
-    if (path === '/metrics') {
-      metrics.registry.metrics().then(
-        (text) => res.writeHead(200, { 'content-type': metrics.registry.contentType }).end(text),
-        () => res.writeHead(500, { 'content-type': 'text/plain' }).end('metrics collection failed'),
-      );
-      return;
-    }
-    const known = path === '/healthz' || path === '/livez' || path === '/readyz';
-    const notReady = path !== '/readyz' ? undefined : !ready ? 'shutting down' : !options.storage.ready() ? 'storage is not ready' : undefined;
-    res.writeHead(known ? (notReady ? 503 : 200) : 404, { 'content-type': 'text/plain' });
-    res.end(known ? (notReady ?? 'ok') : 'not found');
-  });
+  const probes = createProbeServer(metrics.registry, () => (!ready ? 'shutting down' : !options.storage.ready() ? 'storage is not ready' : undefined), log);
 
   let closing: Promise<void> | undefined;
   const close = (signal?: string) =>

@@ -14,7 +14,7 @@
  */
 import type Koa from 'koa';
 import type { Logger } from 'pino';
-import { StorageError, type Watch, type WatchEvent } from './storage/storage.js';
+import { StorageError, type Watch, type WatchEvent } from './storage/index.js';
 import type { Registry } from './registry.js';
 import { parseResourceVersion, watchExpiredStatus, type ListOptions } from './list-options.js';
 import { collectionPrefix, qualifiedResource } from './keys.js';
@@ -135,9 +135,9 @@ export async function serveWatch(
     })();
   };
   /** Queues an event; past the bound the watcher is too slow and is ended, as kube's cacher ends one. */
-  const send = (type: string, object: JsonObject): void => {
+  const send = (type: string, object: JsonObject, shared?: string): void => {
     if (!open) return;
-    const line = `${JSON.stringify({ type, object: encode(object) })}\n`;
+    const line = shared !== undefined && !serving.encodeObject ? sharedLine(storage, shared, type, object) : `${JSON.stringify({ type, object: encode(object) })}\n`;
     outbox.push(line);
     queued += line.length;
     flush();
@@ -177,7 +177,7 @@ export async function serveWatch(
     for await (const event of running) {
       if (!open) break;
       const out = filtered(event, matches);
-      if (out) send(out.type, out.object);
+      if (out) send(out.type, out.object, `${event.key}@${event.revision}`);
     }
   } catch (err) {
     if (err instanceof StorageError && err.code === 'Expired') {
@@ -213,6 +213,26 @@ export async function serveWatch(
     if (outbox.length) res.destroy();
     else if (!res.writableEnded) res.end();
   }
+}
+
+/**
+ * The plain JSON line of a change, written once however many watchers send it: a change is one
+ * (key, revision) of one store, and its line for an event type is the same for every watcher. A few hundred
+ * recent lines cover a burst fanned out to every watcher.
+ */
+const SHARED_LINES = 512;
+const sharedLinesByStore = new WeakMap<object, Map<string, string>>();
+function sharedLine(store: object, change: string, type: string, object: JsonObject): string {
+  let sharedLines = sharedLinesByStore.get(store);
+  if (!sharedLines) sharedLinesByStore.set(store, (sharedLines = new Map()));
+  const id = `${type} ${change}`;
+  let line = sharedLines.get(id);
+  if (line === undefined) {
+    line = `${JSON.stringify({ type, object })}\n`;
+    if (sharedLines.size >= SHARED_LINES) sharedLines.delete(sharedLines.keys().next().value!);
+    sharedLines.set(id, line);
+  }
+  return line;
 }
 
 /** How much a watcher's client may leave unread before the watch is ended (kube's cacher ends a blocked watcher too). */

@@ -5,12 +5,13 @@
  * shutdown.
  */
 import type { Server as HttpsServer, ServerOptions } from 'node:https';
-import type { IncomingMessage, Server as HttpServer } from 'node:http';
+import { createServer as createHttpServer, type IncomingMessage, type Server as HttpServer } from 'node:http';
 import { readFileSync, watch, type FSWatcher } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import type { AddressInfo, Socket } from 'node:net';
 import { X509Certificate } from 'node:crypto';
 import type { Logger } from 'pino';
+import type { Registry as MetricsRegistry } from 'prom-client';
 import { ensureDevCerts } from '../../certs/tinyca.js';
 
 export interface TlsOptions {
@@ -190,4 +191,31 @@ export function trackRequests(server: HttpServer | HttpsServer): RequestTracker 
     clearInterval(sweep);
   };
   return { inFlight: () => inFlight, drain };
+}
+
+/**
+ * The plain-HTTP probe server: `/healthz` and `/livez` (200 while the process runs), `/readyz`
+ * (503 with the reason `notReady` gives, else 200) and `/metrics` (Prometheus text).
+ */
+export function createProbeServer(metrics: MetricsRegistry, notReady: () => string | undefined, log: Logger): HttpServer {
+  return createHttpServer((req, res) => {
+    const path = (req.url ?? '').split('?')[0];
+    if (path === '/metrics') {
+      metrics.metrics().then(
+        (text) => {
+          res.writeHead(200, { 'content-type': metrics.contentType });
+          res.end(text);
+        },
+        (err: unknown) => {
+          log.warn({ err: (err as Error).message }, 'metrics collection failed');
+          res.writeHead(500, { 'content-type': 'text/plain' }).end('metrics collection failed');
+        },
+      );
+      return;
+    }
+    const known = path === '/healthz' || path === '/livez' || path === '/readyz';
+    const reason = path === '/readyz' ? notReady() : undefined;
+    res.writeHead(known ? (reason ? 503 : 200) : 404, { 'content-type': 'text/plain' });
+    res.end(known ? (reason ?? 'ok') : 'not found');
+  });
 }

@@ -4,12 +4,12 @@
  * files or, with none given, from the development CA generated on first start.
  */
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
-import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
+import type { Server as HttpServer } from 'node:http';
 import { pino, type Logger } from 'pino';
 import { createApp, type AppOptions } from './app.js';
 import { createMetrics } from './metrics.js';
 import { kubeLookups, type KubeLookups } from './kube.js';
-import { listen, reloadCertificatesOnChange, secureContext, tlsFiles, trackRequests } from './https.js';
+import { createProbeServer, listen, reloadCertificatesOnChange, secureContext, tlsFiles, trackRequests } from './https.js';
 import { DEFAULT_GROUP_DOMAIN, ruleModules } from '../../rules/index.js';
 import { kindValidator } from '../schema.js';
 
@@ -108,27 +108,8 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
   const tracker = trackRequests(server);
   const certificates = reloadCertificatesOnChange(server, files, options.clientCaFile, initialTls, log);
 
-  const probes = createHttpServer((req, res) => {
-    const path = (req.url ?? '').split('?')[0];
-    if (path === '/metrics') {
-      metrics.registry.metrics().then(
-        (text) => {
-          res.writeHead(200, { 'content-type': metrics.registry.contentType });
-          res.end(text);
-        },
-        (err: unknown) => {
-          log.warn({ err: (err as Error).message }, 'metrics collection failed');
-          res.writeHead(500, { 'content-type': 'text/plain' }).end('metrics collection failed');
-        },
-      );
-      return;
-    }
-    const known = path === '/healthz' || path === '/livez' || path === '/readyz';
-    // Not ready while shutting down, nor before the control-plane caches have their first list.
-    const notReady = path !== '/readyz' ? undefined : !ready ? 'shutting down' : kube && !kube.synced() ? WAITING_FOR_CACHES : undefined;
-    res.writeHead(known ? (notReady ? 503 : 200) : 404, { 'content-type': 'text/plain' });
-    res.end(known ? (notReady ?? 'ok') : 'not found');
-  });
+  // Not ready while shutting down, nor before the control-plane caches have their first list.
+  const probes = createProbeServer(metrics.registry, () => (!ready ? 'shutting down' : kube && !kube.synced() ? WAITING_FOR_CACHES : undefined), log);
 
   const close = async (signal?: string) => {
     if (signal) log.info({ signal, reviewsInFlight: tracker.inFlight() }, 'draining the reviews in flight, then exiting');

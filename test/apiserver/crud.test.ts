@@ -359,6 +359,28 @@ describe('patch', () => {
     expect(apply.body.message).toContain('not supported yet');
   });
 
+  it('an installed apply handler (server-side apply, issue 24) gets apply patches, with force allowed only there', async () => {
+    const calls: any[] = [];
+    const withApply = startApi({
+      applyPatch: async (request) => {
+        calls.push({ name: request.name, manager: request.options.manager, force: request.options.force, body: JSON.parse(request.body) });
+        return { created: true, object: { applied: true }, warnings: ['applied by the test handler'] };
+      },
+    });
+    try {
+      const res = await withApply.patch(`${CLUSTERS}/member1?fieldManager=kubectl&force=true`, JSON.stringify(cluster), 'application/apply-patch+yaml');
+      expect(res.status).toBe(201);
+      expect(res.body).toEqual({ applied: true });
+      expect(res.warnings).toEqual(['applied by the test handler']);
+      expect(calls).toEqual([{ name: 'member1', manager: 'kubectl', force: true, body: cluster }]);
+      const forced = await withApply.patch(`${CLUSTERS}/member1?force=true`, { spec: {} }, 'application/merge-patch+json');
+      expect(forced.status).toBe(422);
+      expect(forced.body.details.causes[0]).toMatchObject({ field: 'force', message: 'Forbidden: may not be specified for non-apply patch' });
+    } finally {
+      await withApply.close();
+    }
+  });
+
   it('Strict: an unknown field in a patch is a 422 on the field "patch"', async () => {
     await api.post(CLUSTERS, cluster);
     const res = await api.patch(`${CLUSTERS}/member1?fieldValidation=Strict`, { spec: { bogus: 1 } }, 'application/merge-patch+json');

@@ -1,7 +1,7 @@
 /** Drives the API server's Koa app in process (light-my-request: no socket), with the in-memory store. */
 import inject, { type Response } from 'light-my-request';
 import { createApiServerApp, type ApiServerAppOptions } from '../../src/apiserver/app.js';
-import { createMemoryStorage } from '../../src/apiserver/storage/memory.js';
+import { createMemoryStorage } from '../../src/apiserver/storage/index.js';
 
 export interface Api {
   request(method: string, url: string, body?: unknown, headers?: Record<string, string>): Promise<Reply>;

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { serveApi, type ApiServerOptions, type RunningApiServer } from '../../src/apiserver/serve.js';
-import { createMemoryStorage } from '../../src/apiserver/storage/memory.js';
+import { createMemoryStorage } from '../../src/apiserver/storage/index.js';
 import { kubectlPath } from './kubectl.js';
 
 export interface KubectlResult {

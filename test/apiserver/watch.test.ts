@@ -7,8 +7,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createApiServerApp, type ApiServerAppOptions } from '../../src/apiserver/app.js';
-import { createMemoryStorage, type MemoryStorageOptions } from '../../src/apiserver/storage/memory.js';
-import type { Storage } from '../../src/apiserver/storage/storage.js';
+import { createMemoryStorage, type MemoryStorageOptions } from '../../src/apiserver/storage/index.js';
+import type { Storage } from '../../src/apiserver/storage/index.js';
 import { cluster } from '../fixtures/cluster.js';
 import { eventually } from './kubectl-server.js';
 

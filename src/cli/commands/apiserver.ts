@@ -7,7 +7,7 @@ import { groupDomainProblem, parseFlags, usageError, type CliIO, type Command } 
 import { parseGoDuration } from '../../server/deadline.js';
 import { EtcdOptionsError, checkEtcdOptions } from '../../apiserver/storage/etcd-options.js';
 import type { EtcdStorageOptions } from '../../apiserver/storage/etcd-store.js';
-import type { Storage } from '../../apiserver/storage/storage.js';
+import type { Storage } from '../../apiserver/storage/index.js';
 
 const HELP = `Usage: fleetgate apiserver [flags]
 
@@ -130,8 +130,8 @@ async function run(args: string[], io: CliIO): Promise<number> {
     const storage = etcd
       ? await openEtcd(etcd, values['group-domain'], logger)
       : storageKind === 'memory'
-        ? (await import('../../apiserver/storage/memory.js')).createMemoryStorage()
-        : await (await import('../../apiserver/storage/durable.js')).openDurableStorage({ directory: dataDir });
+        ? (await import('../../apiserver/storage/index.js')).createMemoryStorage()
+        : await (await import('../../apiserver/storage/index.js')).openDurableStorage({ directory: dataDir });
     if (!etcd) logger.info(storageKind === 'memory' ? { storage: 'memory' } : { storage: 'durable', dataDir }, storageKind === 'memory' ? 'storage: in memory, nothing is kept after exit' : `storage: durable, in ${dataDir}`);
     const server = await serveApi({
       storage,
