@@ -34,11 +34,10 @@ interface Backend {
   open(): Promise<{ storage: Storage; close(): Promise<void> }>;
 }
 
-/** Creates `objects` with `concurrency` writers in flight, for at most `seconds`. */
-async function createRate(storage: Storage, objects: Prepared, concurrency: number, seconds: number): Promise<number> {
+/** Creates `objects` with `concurrency` writers in flight, for at most `seconds`: how many it created. */
+async function createAll(storage: Storage, objects: Prepared, concurrency: number, seconds = Infinity): Promise<number> {
   let next = 0;
-  const start = performance.now();
-  const deadline = start + seconds * 1000;
+  const deadline = performance.now() + seconds * 1000;
   const writer = async () => {
     while (next < objects.length && performance.now() < deadline) {
       const { key, object } = objects[next++]!;
@@ -46,7 +45,13 @@ async function createRate(storage: Storage, objects: Prepared, concurrency: numb
     }
   };
   await Promise.all(Array.from({ length: concurrency }, writer));
-  return next / ((performance.now() - start) / 1000);
+  return next;
+}
+
+async function createRate(storage: Storage, objects: Prepared, concurrency: number, seconds: number): Promise<number> {
+  const start = performance.now();
+  const count = await createAll(storage, objects, concurrency, seconds);
+  return count / ((performance.now() - start) / 1000);
 }
 
 /** `count` Cluster objects (the fan-out's kind), named from `from` on. */
@@ -64,15 +69,7 @@ function clusters(count: number, from: number): Prepared {
 /** Creates `objects` 16 at a time and resolves when `delivered()` says every watcher has them all: seconds taken. */
 async function timedWrites(storage: Storage, objects: Prepared, delivered: () => boolean): Promise<number> {
   const start = performance.now();
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: 16 }, async () => {
-      while (next < objects.length) {
-        const { key, object } = objects[next++]!;
-        await storage.create(key, object);
-      }
-    }),
-  );
+  await createAll(storage, objects, 16);
   while (!delivered()) await new Promise((resolve) => setImmediate(resolve));
   return (performance.now() - start) / 1000;
 }

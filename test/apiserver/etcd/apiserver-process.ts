@@ -5,7 +5,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { request as httpRequest } from 'node:http';
+import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent, request, type RequestOptions } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -112,17 +112,7 @@ export async function startApiserver(args: string[], options: StartOptions = {})
           res.resume();
           return;
         }
-        let buffered = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => {
-          buffered += chunk;
-          let newline: number;
-          while ((newline = buffered.indexOf('\n')) >= 0) {
-            const line = buffered.slice(0, newline);
-            buffered = buffered.slice(newline + 1);
-            if (line.trim()) events.push(JSON.parse(line));
-          }
-        });
+        readEvents(res, (event) => events.push(event));
         const end = () => (ended = true);
         res.on('end', end);
         res.on('close', end);
@@ -175,6 +165,21 @@ export async function startApiserver(args: string[], options: StartOptions = {})
       return code;
     },
   };
+}
+
+/** Calls `onEvent` with each event of a watch response (one JSON object per line). */
+export function readEvents(res: IncomingMessage, onEvent: (event: any) => void): void {
+  let buffered = '';
+  res.setEncoding('utf8');
+  res.on('data', (chunk: string) => {
+    buffered += chunk;
+    let newline: number;
+    while ((newline = buffered.indexOf('\n')) >= 0) {
+      const line = buffered.slice(0, newline);
+      buffered = buffered.slice(newline + 1);
+      if (line.trim()) onEvent(JSON.parse(line));
+    }
+  });
 }
 
 /** Polls `check` until it holds (rejects with `what` after `ms`). */

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createApiServerApp, type ApiServerApp } from '../../../src/apiserver/app.js';
 import { openEtcdStorage, type EtcdStorage } from '../../../src/apiserver/storage/etcd-store.js';
 import { describeWithEtcd, startEtcd, type EtcdServer } from './etcd-server.js';
-import { CLUSTERS, cluster, eventually } from './apiserver-process.js';
+import { CLUSTERS, cluster, eventually, readEvents } from './apiserver-process.js';
 
 const WATCHERS = 1_000;
 
@@ -65,17 +65,7 @@ describeWithEtcd('watch fan-out on the etcd backend', () => {
           new Promise<void>((resolve, reject) => {
             // A watch from resourceVersion "0": its initial list comes from the cache too.
             const req = request({ host: '127.0.0.1', port, path: `${CLUSTERS}?watch=true&resourceVersion=0&allowWatchBookmarks=false`, agent: false }, (res) => {
-              let buffered = '';
-              res.setEncoding('utf8');
-              res.on('data', (chunk: string) => {
-                buffered += chunk;
-                let newline: number;
-                while ((newline = buffered.indexOf('\n')) >= 0) {
-                  const event = JSON.parse(buffered.slice(0, newline));
-                  buffered = buffered.slice(newline + 1);
-                  events.push(`${event.type} ${event.object.metadata.name}`);
-                }
-              });
+              readEvents(res, (event) => events.push(`${event.type} ${event.object.metadata.name}`));
               resolve();
             });
             req.on('error', reject);
