@@ -67,6 +67,8 @@ export interface EtcdStorageOptions extends EtcdConnectionOptions {
   cacheWaitMs?: number;
   retention?: Partial<RetentionPolicy>;
   watchBufferSize?: number;
+  /** Changes from etcd waiting to enter a watch cache at which its etcd stream is paused (default 10,000). */
+  feedQueueLimit?: number;
   logger?: Logger;
 }
 
@@ -252,6 +254,7 @@ export class EtcdStorage implements Storage {
         keyspace: this.keyspace,
         ...(this.options.retention ? { retention: this.options.retention } : {}),
         ...(this.options.watchBufferSize ? { watchBufferSize: this.options.watchBufferSize } : {}),
+        ...(this.options.feedQueueLimit ? { queueLimit: this.options.feedQueueLimit } : {}),
         ...(this.logger ? { logger: this.logger } : {}),
         readAll: (prefix, revision) => this.readAll(prefix, revision),
         reachable: (ok, error) => this.reachable(ok, error),

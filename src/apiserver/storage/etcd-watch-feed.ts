@@ -12,6 +12,7 @@
  * revision, and a compacted one makes the cache list again and end its watches with Expired
  * (410: their clients list again), as kube's cacher ends its watchers when it relists.
  */
+import type { Duplex } from 'node:stream';
 import type { Etcd3, IDuplexStream, IEvent, IWatchRequest, IWatchResponse } from 'etcd3';
 import type { Logger } from 'pino';
 import { DeferredWatch } from './deferred-watch.js';
@@ -39,12 +40,17 @@ export interface FeedContext {
   reachable(ok: boolean, error?: unknown): void;
   /** etcd said it compacted its history up to `revision`. */
   compacted(revision: number): void;
+  /** Changes received and not yet applied at which the etcd stream is paused (default 10,000). */
+  queueLimit?: number;
 }
 
+/** Changes queued at which the etcd stream stops being read (it is read again at a tenth of it). */
+export const DEFAULT_FEED_QUEUE_LIMIT = 10_000;
 const RETRY_FIRST_MS = 100;
 const RETRY_MAX_MS = 2_000;
 
-type WatchStream = IDuplexStream<IWatchRequest, IWatchResponse>;
+/** etcd3 types the stream by what it uses; it is gRPC's duplex stream, a Node stream that can pause. */
+type WatchStream = IDuplexStream<IWatchRequest, IWatchResponse> & Pick<Duplex, 'pause' | 'resume'>;
 
 export class EtcdWatchFeed {
   private cache: WatchCache | undefined;
@@ -65,11 +71,15 @@ export class EtcdWatchFeed {
   /** Set while the stream is down, so the loss is logged once and its recovery once. */
   private outage: string | undefined;
 
+  private readonly queueLimit: number;
+
   constructor(
     /** The kind's prefix, `/<group>/<plural>/`. */
     readonly prefix: Key,
     private readonly context: FeedContext,
-  ) {}
+  ) {
+    this.queueLimit = context.queueLimit ?? DEFAULT_FEED_QUEUE_LIMIT;
+  }
 
   /** How many watches the cache serves. */
   get watchCount(): number {
@@ -176,7 +186,8 @@ export class EtcdWatchFeed {
     if (this.closed || this.cache !== cache) return;
     const { client, keyspace } = this.context;
     client.watchClient.watch().then(
-      (stream) => {
+      (opened) => {
+        const stream = opened as WatchStream;
         if (this.closed || this.cache !== cache) {
           stream.on('error', () => undefined); // the cancellation's own error
           stream.cancel();
@@ -235,6 +246,9 @@ export class EtcdWatchFeed {
         return;
       }
     }
+    // Backpressure: past a bound, stop reading the stream (gRPC's flow control then holds etcd
+    // back, and etcd catches the watch up later) instead of queueing without limit.
+    if (this.queue.length - this.queueHead > this.queueLimit) stream.pause();
     void this.drain();
   }
 
@@ -248,7 +262,13 @@ export class EtcdWatchFeed {
         const item = this.queue[this.queueHead++]!;
         if (typeof item === 'number') this.cache.advance(item);
         else this.cache.apply([item]);
-        if (this.queueHead < this.queue.length) await new Promise((resolve) => setImmediate(resolve));
+        const pending = this.queue.length - this.queueHead;
+        if (pending <= this.queueLimit / 10) this.stream?.resume();
+        if (this.queueHead >= 1024 && this.queueHead * 2 >= this.queue.length) {
+          this.queue = this.queue.slice(this.queueHead); // let the applied changes go
+          this.queueHead = 0;
+        }
+        if (pending > 0) await new Promise((resolve) => setImmediate(resolve));
       }
     } finally {
       this.draining = false;

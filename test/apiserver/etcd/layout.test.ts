@@ -88,6 +88,34 @@ describeWithEtcd('the etcd backend in etcd', () => {
     }
   });
 
+  it('catches a watch up through a long backlog with its stream paused and resumed, to a reader that keeps up', async () => {
+    const storage = await openEtcdStorage({ servers: [etcd.url], prefix: '/backlog', compactionIntervalMs: 0, feedQueueLimit: 20, watchBufferSize: 16 });
+    try {
+      const from = await storage.currentRevision();
+      // 2,000 changes written straight to etcd (another replica, say) before anyone watches.
+      let next = 0;
+      await Promise.all(
+        Array.from({ length: 64 }, async () => {
+          while (next < 2_000) {
+            const name = `k${String(next++).padStart(4, '0')}`;
+            await client.kv.put({ key: Buffer.from(`/backlog/g.example/things/${name}`), value: Buffer.from(JSON.stringify({ metadata: { name } })) });
+          }
+        }),
+      );
+      const revisions: number[] = [];
+      const watch = storage.watch('/g.example/things/', { fromRevision: from });
+      for await (const event of watch) {
+        revisions.push(event.revision);
+        if (revisions.length === 2_000) break;
+      }
+      expect(revisions).toHaveLength(2_000);
+      expect(revisions.every((revision, i) => i === 0 || revision > revisions[i - 1]!)).toBe(true);
+      expect(revisions[0]).toBeGreaterThan(from);
+    } finally {
+      await storage.close();
+    }
+  }, 60_000);
+
   it('watches and lists a prefix wider than a kind from its own etcd watch', async () => {
     const storage = await openEtcdStorage({ servers: [etcd.url], prefix: '/wide', compactionIntervalMs: 0 });
     try {
