@@ -223,9 +223,12 @@ export function createApiServerApp(options: ApiServerAppOptions): ApiServerApp {
       const current = await options.storage.currentRevision();
       if (current < read.minRevision) throw new ApiError(tooLargeResourceVersionStatus(read.minRevision, current) as unknown as Status);
     }
+    // resourceVersion "0" (any state) and NotOlderThan may be answered from a backend's watch cache.
+    const minRevision = read.minRevision ?? (query.resourceVersion === '0' && read.revision === undefined && read.startKey === undefined ? 0 : undefined);
     try {
       const result = await options.storage.list(prefix, {
         ...(read.revision !== undefined ? { revision: read.revision } : {}),
+        ...(minRevision !== undefined ? { minRevision } : {}),
         ...(read.startKey !== undefined ? { startKey: read.startKey } : {}),
         ...(query.limit > 0 ? { limit: query.limit } : {}),
         ...(predicate ? { predicate } : {}),

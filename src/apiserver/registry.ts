@@ -265,7 +265,7 @@ export class Registry {
         case 'TooLarge':
           throw timeout(err.message);
         default:
-          throw serviceUnavailable(`storage is unavailable: ${err.code}`);
+          throw serviceUnavailable(`storage is unavailable: ${err.message}`);
       }
     };
   }

@@ -85,7 +85,8 @@ export async function serveWatch(
   let initial: JsonObject[] = [];
   let from: number;
   if (initialEvents) {
-    const listed = await storage.list(prefix, { ...(predicate ? { predicate } : {}) }).catch(registry.storageError(''));
+    // From "0", any state will do: a backend's watch cache may answer (kube's cacher does).
+    const listed = await storage.list(prefix, { ...(predicate ? { predicate } : {}), ...(query.resourceVersion === '0' ? { minRevision: 0 } : {}) }).catch(registry.storageError(''));
     initial = listed.items;
     from = requested !== undefined && query.sendInitialEvents ? Math.max(requested, listed.revision) : listed.revision;
   } else from = requested ?? (await storage.currentRevision());

@@ -201,7 +201,7 @@ export class EmbeddedStore implements Storage {
   }
 }
 
-function checkPreconditions(key: Key, current: StoredObject, revision: number, preconditions: Preconditions | undefined): void {
+export function checkPreconditions(key: Key, current: StoredObject, revision: number, preconditions: Preconditions | undefined): void {
   if (!preconditions) return;
   const uid = (current.metadata as { uid?: unknown } | undefined)?.uid;
   if (preconditions.uid !== undefined && preconditions.uid !== uid) {

@@ -91,6 +91,12 @@ export interface ListOptions {
    * when compacted, TooLarge when newer than the newest committed one. Absent: the newest committed revision.
    */
   revision?: number;
+  /**
+   * Any state at or after this revision will do (resourceVersion "0", or "N" with NotOlderThan):
+   * a backend with a watch cache may answer from it instead of reading the newest revision.
+   * Ignored with `revision`.
+   */
+  minRevision?: number;
   /** Start at this key, inclusive (a continue token's next key). */
   startKey?: Key;
   /** At most this many items (after the predicate); 0 or absent for all. */

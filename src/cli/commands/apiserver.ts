@@ -1,9 +1,13 @@
 /** `fleetgate apiserver`: the resource API for the 13 kinds, which kubectl drives unmodified. */
 import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { pino } from 'pino';
+import { pino, type Logger } from 'pino';
 import { stringify } from 'yaml';
 import { groupDomainProblem, parseFlags, usageError, type CliIO, type Command } from '../io.js';
+import { parseGoDuration } from '../../server/deadline.js';
+import { EtcdOptionsError, checkEtcdOptions } from '../../apiserver/storage/etcd-options.js';
+import type { EtcdStorageOptions } from '../../apiserver/storage/etcd-store.js';
+import type { Storage } from '../../apiserver/storage/index.js';
 
 const HELP = `Usage: fleetgate apiserver [flags]
 
@@ -20,6 +24,18 @@ Flags:
                               memory: nothing is kept after the process ends
   --data-dir DIR              where the durable store keeps its data (default ./data); one
                               fleetgate apiserver at a time may use it
+  --etcd-servers URL[,URL...] keep everything in etcd instead (http:// or https:// client URLs),
+                              so several fleetgate apiservers serve one state; see
+                              docs/apiserver-etcd.md
+  --etcd-prefix PREFIX        where the keys live in etcd (default /registry)
+  --etcd-cafile FILE          CA bundle that signed etcd's serving certificate
+  --etcd-certfile FILE        client certificate for etcd (with --etcd-keyfile)
+  --etcd-keyfile FILE         client private key for etcd
+  --etcd-compaction-interval D
+                              how often etcd's history is compacted, as kube-apiserver does
+                              (default 5m; 0 turns it off)
+  --etcd-request-timeout D    how long one etcd call may take; past it the request answers 503
+                              (default 5s)
   --probe-port N              plain-HTTP port for /healthz, /readyz, /livez, /metrics (default 8001)
   --cert-dir DIR              directory holding tls.crt and tls.key
   --tls-cert-file FILE        serving certificate (with --tls-private-key-file)
@@ -44,6 +60,7 @@ placeholder: over HTTPS, kubectl with no credential stops to prompt for a userna
 
 Example:
   fleetgate apiserver --data-dir /var/lib/fleetgate
+  fleetgate apiserver --etcd-servers http://127.0.0.1:2379
   kubectl --server https://127.0.0.1:6443 --certificate-authority certs/ca.crt --token local apply -f examples/
 `;
 
@@ -73,6 +90,13 @@ async function run(args: string[], io: CliIO): Promise<number> {
       'write-kubeconfig': { type: 'string' },
       'log-level': { type: 'string' },
       'allow-no-execute-taint-policy': { type: 'string' },
+      'etcd-servers': { type: 'string' },
+      'etcd-prefix': { type: 'string' },
+      'etcd-cafile': { type: 'string' },
+      'etcd-certfile': { type: 'string' },
+      'etcd-keyfile': { type: 'string' },
+      'etcd-compaction-interval': { type: 'string' },
+      'etcd-request-timeout': { type: 'string' },
     },
   });
   if (!parsed) return 2;
@@ -82,6 +106,10 @@ async function run(args: string[], io: CliIO): Promise<number> {
   if (apiPort === undefined) return usage(`--port must be a port number, got "${values.port}"`);
   const probePort = port(values['probe-port'], 8001);
   if (probePort === undefined) return usage(`--probe-port must be a port number, got "${values['probe-port']}"`);
+  const etcd = etcdOptions(values);
+  if (typeof etcd === 'string') return usage(etcd);
+  if (etcd && values.storage !== undefined) return usage('--storage has no use with --etcd-servers: etcd is the storage');
+  if (etcd && values['data-dir'] !== undefined) return usage('--data-dir has no use with --etcd-servers: etcd keeps the data');
   const storageKind = values.storage ?? 'durable';
   if (storageKind !== 'memory' && storageKind !== 'durable') return usage(`--storage must be durable or memory, got "${storageKind}"`);
   if (storageKind === 'memory' && values['data-dir'] !== undefined) return usage('--data-dir has no use with --storage memory');
@@ -99,11 +127,12 @@ async function run(args: string[], io: CliIO): Promise<number> {
     // Loaded here: the other commands should not pay for Koa and the storage engine.
     const { serveApi } = await import('../../apiserver/serve.js');
     const dataDir = resolve(values['data-dir'] ?? 'data');
-    const storage =
-      storageKind === 'memory'
+    const storage = etcd
+      ? await openEtcd(etcd, values['group-domain'], logger)
+      : storageKind === 'memory'
         ? (await import('../../apiserver/storage/index.js')).createMemoryStorage()
         : await (await import('../../apiserver/storage/index.js')).openDurableStorage({ directory: dataDir });
-    logger.info(storageKind === 'memory' ? { storage: 'memory' } : { storage: 'durable', dataDir }, storageKind === 'memory' ? 'storage: in memory, nothing is kept after exit' : `storage: durable, in ${dataDir}`);
+    if (!etcd) logger.info(storageKind === 'memory' ? { storage: 'memory' } : { storage: 'durable', dataDir }, storageKind === 'memory' ? 'storage: in memory, nothing is kept after exit' : `storage: durable, in ${dataDir}`);
     const server = await serveApi({
       storage,
       port: apiPort,
@@ -137,6 +166,58 @@ async function run(args: string[], io: CliIO): Promise<number> {
     io.stderr(`fleetgate apiserver: ${(err as Error).message}\n`);
     return 1;
   }
+}
+
+type EtcdFlags = Pick<EtcdStorageOptions, 'servers' | 'prefix' | 'caFile' | 'certFile' | 'keyFile' | 'compactionIntervalMs' | 'requestTimeoutMs'>;
+
+/** The etcd backend's options from the flags; undefined without --etcd-servers; a usage problem as a string. */
+function etcdOptions(values: Record<string, string | boolean | undefined>): EtcdFlags | undefined | string {
+  const flag = (name: string) => values[name] as string | undefined;
+  const servers = flag('etcd-servers');
+  if (servers === undefined) {
+    const stray = ['etcd-prefix', 'etcd-cafile', 'etcd-certfile', 'etcd-keyfile', 'etcd-compaction-interval', 'etcd-request-timeout'].find((name) => flag(name) !== undefined);
+    return stray ? `--${stray} needs --etcd-servers` : undefined;
+  }
+  const options: EtcdFlags = { servers: servers.split(',').map((server) => server.trim()).filter(Boolean) };
+  const prefix = flag('etcd-prefix');
+  if (prefix !== undefined) {
+    if (!prefix.startsWith('/')) return `--etcd-prefix must start with "/", got "${prefix}"`;
+    options.prefix = prefix;
+  }
+  if (flag('etcd-cafile') !== undefined) options.caFile = flag('etcd-cafile');
+  if (flag('etcd-certfile') !== undefined) options.certFile = flag('etcd-certfile');
+  if (flag('etcd-keyfile') !== undefined) options.keyFile = flag('etcd-keyfile');
+  const interval = flag('etcd-compaction-interval');
+  if (interval !== undefined) {
+    const ms = interval === '0' ? 0 : parseGoDuration(interval);
+    if (ms === undefined) return `--etcd-compaction-interval must be a duration such as 5m or 0, got "${interval}"`;
+    options.compactionIntervalMs = ms;
+  }
+  const timeout = flag('etcd-request-timeout');
+  if (timeout !== undefined) {
+    const ms = parseGoDuration(timeout);
+    if (ms === undefined || ms <= 0) return `--etcd-request-timeout must be a positive duration such as 5s, got "${timeout}"`;
+    options.requestTimeoutMs = ms;
+  }
+  try {
+    checkEtcdOptions(options);
+  } catch (error) {
+    if (error instanceof EtcdOptionsError) return error.message;
+    throw error;
+  }
+  return options;
+}
+
+/** Opens the etcd backend with a watch cache for every served kind, started now as kube-apiserver starts its cachers. */
+async function openEtcd(flags: EtcdFlags, groupDomain: string | undefined, logger: Logger): Promise<Storage> {
+  const { openEtcdStorage } = await import('../../apiserver/storage/etcd-store.js');
+  const { apiResources } = await import('../../apiserver/resources.js');
+  const { collectionPrefix } = await import('../../apiserver/keys.js');
+  const kinds = apiResources(groupDomain).map((resource) => collectionPrefix(resource, undefined));
+  const storage = await openEtcdStorage({ ...flags, kinds, logger });
+  const prefix = flags.prefix ?? '/registry';
+  logger.info({ storage: 'etcd', etcd: flags.servers, prefix }, `storage: etcd at ${flags.servers.join(',')}, under ${prefix}${storage.ready() ? '' : ' (not reachable yet: not ready until it is)'}`);
+  return storage;
 }
 
 /** The token the printed line carries when the server authenticates nobody (see run). */
