@@ -13,8 +13,8 @@
  */
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { validate } from '../src/validate.js';
-import { checkSchema, kindValidator } from '../src/schema.js';
+import { validate } from '../src/engine/validate.js';
+import { checkSchema, kindValidator } from '../src/schema/pass.js';
 import { rulesFor } from '../rules/index.js';
 import { corpus } from './corpus.js';
 import { cpuMicrosOver, median, warmUp } from './stats.js';

@@ -5,14 +5,14 @@ import {
   type Static,
 } from './_shared/schema.js';
 import { add, addWarning, addUnlessStored, checkConditions, checkTaintsUnique, checkUnique, child, index, isInt32, isRecord, isString, list, record, warnRepeats } from './_shared/checks.js';
-import { duplicate, forbidden, invalid } from '../src/field.js';
+import { duplicate, forbidden, invalid } from '../src/engine/field.js';
 import { CLUSTER_NAME_MAX, clusterName } from '../src/checks/names.js';
 import { compareQuantity, parseQuantity, type Quantity as Q } from '../src/checks/quantity.js';
 import { memoizeVerdict } from '../src/checks/memo.js';
-import { maskTrailingDash } from '../src/metadata.js';
+import { maskTrailingDash } from '../src/engine/metadata.js';
 import { parseGoURL } from '../src/checks/go-url.js';
 import { hostPortError } from '../src/checks/endpoint.js';
-import type { DefaultContext, KindRules, RuleContext } from '../src/rule.js';
+import type { DefaultContext, KindRules, RuleContext } from '../src/engine/rule.js';
 
 export const RESOURCE_MODEL_RESOURCES = ['cpu', 'memory', 'storage', 'ephemeral-storage'] as const;
 const MODELLED_RESOURCES: ReadonlySet<string> = new Set(RESOURCE_MODEL_RESOURCES);

@@ -1,8 +1,8 @@
 /** ClusterTaintPolicy (policy.<domain>/v1alpha1, cluster-scoped): adds and removes Cluster taints by cluster conditions. */
 import { Arr, CONDITION_STATUSES, ClusterAffinity, Enum, Obj, Opt, RawObject, ReqStr, Str, TaintEffect, envelope, type Static } from './_shared/schema.js';
 import { add, checkClusterAffinity, checkTaintsUnique, child, index, list, record } from './_shared/checks.js';
-import { forbidden } from '../src/field.js';
-import type { KindRules, RuleContext } from '../src/rule.js';
+import { forbidden } from '../src/engine/field.js';
+import type { KindRules, RuleContext } from '../src/engine/rule.js';
 
 /** The spec shows only key, effect and value for a policy's taints (no timeAdded: the controller stamps it on the Cluster). */
 const PolicyTaint = Obj({

@@ -1,11 +1,11 @@
 /** FederatedResourceQuota (policy.<domain>/v1alpha1, namespaced): aggregate quota of a namespace across clusters. */
 import { Arr, Obj, Opt, QuantityMap, ReqStr, envelope, type Static } from './_shared/schema.js';
 import { add, checkUnique, child, index, isRecord, isString, key, list, record } from './_shared/checks.js';
-import { duplicate, invalid } from '../src/field.js';
+import { duplicate, invalid } from '../src/engine/field.js';
 import { dns1123Subdomain, qualifiedName } from '../src/checks/names.js';
 import { ZERO, addQuantity, compareQuantity, isWhole, parseQuantity, type Quantity as Q } from '../src/checks/quantity.js';
 import { memoizeVerdict } from '../src/checks/memo.js';
-import type { KindRules, RuleContext } from '../src/rule.js';
+import type { KindRules, RuleContext } from '../src/engine/rule.js';
 
 const StaticClusterAssignment = Obj({ clusterName: ReqStr({ format: 'cluster-name' }), hard: QuantityMap() });
 const ClusterQuotaStatus = Obj({ clusterName: ReqStr({ format: 'cluster-name' }), hard: Opt(QuantityMap()), used: Opt(QuantityMap()) });

@@ -2,7 +2,7 @@
  * The registry: the single list of kinds that the library, the webhook's routes,
  * the CLI and the Helm chart all derive from.
  */
-import { DEFAULT_OPERATIONS, type DefaultOperation, type KindRules } from '../src/rule.js';
+import { DEFAULT_OPERATIONS, type DefaultOperation, type KindRules } from '../src/engine/rule.js';
 import { rules as resourceInterpreterWebhookConfiguration } from './resourceinterpreterwebhookconfiguration.js';
 import { rules as resourceInterpreterCustomization } from './resourceinterpretercustomization.js';
 import { rules as multiClusterIngress } from './multiclusteringress.js';

@@ -4,9 +4,9 @@
  */
 import { Arr, Enum, Int32, LIST_ATOMIC, MAP_ATOMIC, Obj, Opt, PortStatus, ReqStr, Str, StrList, envelope, type Static } from './_shared/schema.js';
 import { add, addWarning, child, index, isInt32, isRecord, isString, key, list, record } from './_shared/checks.js';
-import { invalid, required } from '../src/field.js';
+import { invalid, required } from '../src/engine/field.js';
 import { dns1123Subdomain, dnsHostname, wildcardDns1123Subdomain } from '../src/checks/names.js';
-import type { KindRules, RuleContext } from '../src/rule.js';
+import type { KindRules, RuleContext } from '../src/engine/rule.js';
 
 export const PATH_TYPES = ['Exact', 'Prefix', 'ImplementationSpecific'] as const;
 export const INGRESS_CLASS_ANNOTATION = 'kubernetes.io/ingress.class';

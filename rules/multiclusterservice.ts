@@ -4,10 +4,10 @@
  */
 import { Arr, Conditions, Enum, LIST_ATOMIC, Obj, Opt, Port, PortStatus, ReqStr, Str, StrList, envelope, type Static } from './_shared/schema.js';
 import { add, addWarning, checkConditions, checkUnique, child, index, isRecord, isString, list, record } from './_shared/checks.js';
-import { duplicate, forbidden, invalid, renderValue } from '../src/field.js';
-import { sameJson } from '../src/json-equal.js';
+import { duplicate, forbidden, invalid, renderValue } from '../src/engine/field.js';
+import { sameJson } from '../src/util/json-equal.js';
 import { dns1035Label, dns1123Label } from '../src/checks/names.js';
-import type { DefaultContext, KindRules, RuleContext } from '../src/rule.js';
+import type { DefaultContext, KindRules, RuleContext } from '../src/engine/rule.js';
 import { defaultPermanentId } from './_shared/permanent-id.js';
 
 /** The spec names only CrossCluster; Karmada also serves LoadBalancer. */

@@ -1,8 +1,8 @@
 /** Remedy (remedy.<domain>/v1alpha1, cluster-scoped): cluster-level actions triggered by cluster conditions. */
 import { Arr, CONDITION_STATUSES, Enum, Obj, Opt, RawObject, ReqStr, StrList, envelope, type Static } from './_shared/schema.js';
 import { checkUnique, index, list, record } from './_shared/checks.js';
-import { duplicate } from '../src/field.js';
-import type { KindRules, RuleContext } from '../src/rule.js';
+import { duplicate } from '../src/engine/field.js';
+import type { KindRules, RuleContext } from '../src/engine/rule.js';
 
 /** Remedy's cluster affinity has only clusterNames; fieldSelector, labelSelector and exclude are unknown fields here. */
 const RemedyClusterAffinity = Obj({ clusterNames: Opt(StrList()) });

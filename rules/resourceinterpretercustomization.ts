@@ -4,10 +4,10 @@
  */
 import { Obj, Opt, RawObject, ReqStr, envelope, type Static } from './_shared/schema.js';
 import { add, child, isString, list, record } from './_shared/checks.js';
-import { forbidden, invalid, type Cause } from '../src/field.js';
+import { forbidden, invalid, type Cause } from '../src/engine/field.js';
 import { luaScriptError, type LuaFunctionSpec } from '../src/checks/lua.js';
-import type { KindRules, Lookups, RuleContext } from '../src/rule.js';
-import { isThenable } from '../src/is.js';
+import type { KindRules, Lookups, RuleContext } from '../src/engine/rule.js';
+import { isThenable } from '../src/util/is.js';
 
 /** Each member of spec.customizations and the global function its script must define. */
 export const CUSTOMIZATION_FUNCTIONS = {

@@ -6,12 +6,12 @@
 import { Arr, Enum, Int32, Obj, Opt, Port, RawObject, ReqStr, Str, envelope, listMap, type Static } from './_shared/schema.js';
 import { add, addWarning, checkUnique, child, index, isRecord, isString, list, record } from './_shared/checks.js';
 import { memoizeVerdict, ownCopy } from '../src/checks/memo.js';
-import { duplicate, invalid, required, type Cause } from '../src/field.js';
+import { duplicate, invalid, required, type Cause } from '../src/engine/field.js';
 import { dns1035Label, dns1123Subdomain } from '../src/checks/names.js';
 import { parseGoURL } from '../src/checks/go-url.js';
 import { hostPortError, splitHostPort } from '../src/checks/endpoint.js';
-import type { DefaultContext, KindRules, Lookups, RuleContext, Service } from '../src/rule.js';
-import { isThenable } from '../src/is.js';
+import type { DefaultContext, KindRules, Lookups, RuleContext, Service } from '../src/engine/rule.js';
+import { isThenable } from '../src/util/is.js';
 
 /** The interpreter operations a webhook rule may name (Karmada's list; `Prune` is not among them). */
 export const INTERPRETER_OPERATIONS = [

@@ -1,8 +1,8 @@
 /** Work (work.<domain>/v1alpha1, namespaced): manifests to deploy on one member cluster, with per-manifest status. */
 import { Arr, Bool, Conditions, INT32_MAX, Int32, Obj, Opt, RawObject, RawValue, ReqStr, ResourceHealth, Str, envelope, type Static } from './_shared/schema.js';
 import { add, checkConditions, child, fingerprint, fingerprints, index, type Fingerprints, isInt, isRecord, isString, judgedSpec, list, record, tupleKey } from './_shared/checks.js';
-import { duplicate, invalid, required, tooMany, type Cause } from '../src/field.js';
-import { storedObject, type DefaultContext, type KindRules, type RuleContext } from '../src/rule.js';
+import { duplicate, invalid, required, tooMany, type Cause } from '../src/engine/field.js';
+import { storedObject, type DefaultContext, type KindRules, type RuleContext } from '../src/engine/rule.js';
 import { defaultPermanentId } from './_shared/permanent-id.js';
 import { KIND_MISSING, WORK_PERMANENT_ID_LABEL, checkMutable, checkPrunedFields, mutateManifest } from './_shared/work-manifests.js';
 

@@ -1,7 +1,7 @@
 // Precompiles the kind schemas into dist/src/validators.generated.cjs (run by `npm run build`
 // after tsc): a start-up then pays neither for loading ajv's compiler nor for compiling.
 import { rmSync, writeFileSync } from 'node:fs';
-import { GENERATED_VALIDATORS, standaloneModule } from '../dist/src/schema-compiler.js';
+import { GENERATED_VALIDATORS, standaloneModule } from '../dist/src/schema/compiler.js';
 import { ruleModules } from '../dist/rules/index.js';
 
 // The ES module form earlier builds wrote; a leftover would only mislead.

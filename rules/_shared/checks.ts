@@ -3,10 +3,10 @@
  * found problems (so every cause is reported at once), which is why they read
  * values through these defensive accessors instead of trusting the types.
  */
-import { child, duplicate, index, invalid, keptWarning, key, required, forbidden, type Cause } from '../../src/field.js';
+import { child, duplicate, index, invalid, keptWarning, key, required, forbidden, type Cause } from '../../src/engine/field.js';
 import { labelValue, qualifiedName } from '../../src/checks/names.js';
-import { addCause, addWarning, recordWarning, storedObject, type RuleContext } from '../../src/rule.js';
-import { isRecord } from '../../src/is.js';
+import { addCause, addWarning, recordWarning, storedObject, type RuleContext } from '../../src/engine/rule.js';
+import { isRecord } from '../../src/util/is.js';
 import { INT32_MAX, INT32_MIN } from './schema.js';
 
 export { child, index, key, isRecord };

@@ -6,9 +6,9 @@
  * Karmada to the letter, quirks included: a Work that differs from what they compute is written
  * again and again.
  */
-import { child, index, invalid, key, required, type Cause } from '../../src/field.js';
-import { isRecord } from '../../src/is.js';
-import type { DefaultContext } from '../../src/rule.js';
+import { child, index, invalid, key, required, type Cause } from '../../src/engine/field.js';
+import { isRecord } from '../../src/util/is.js';
+import type { DefaultContext } from '../../src/engine/rule.js';
 
 export const WORK_PERMANENT_ID_LABEL = 'work.karmada.io/permanent-id';
 export const MANAGED_ANNOTATIONS = 'resourcetemplate.karmada.io/managed-annotations';

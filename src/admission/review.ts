@@ -3,15 +3,15 @@
  * decode → identify the kind → validate or default → response. It never throws:
  * input it cannot use gets `allowed: false` with code 400, a bug gets 500.
  */
-import { validate } from '../validate.js';
-import { mutation } from '../defaults.js';
+import { validate } from '../engine/validate.js';
+import { mutation } from '../engine/defaults.js';
 import { DEFAULT_GROUP_DOMAIN, apiGroup, rulesFor, supportedKinds } from '../../rules/index.js';
-import { ContextUnavailableError, OPERATIONS, pickRuleOptions, type KindRules, type Lookups, type MaybePromise, type Operation, type RuleOptions } from '../rule.js';
-import type { ValidationResult } from '../validate.js';
+import { ContextUnavailableError, OPERATIONS, pickRuleOptions, type KindRules, type Lookups, type MaybePromise, type Operation, type RuleOptions } from '../engine/rule.js';
+import type { ValidationResult } from '../engine/validate.js';
 import { allowed, errored, forbidden, invalid, patched } from './response.js';
-import { DELETION_PROTECTED_MESSAGE } from '../deletion-protection.js';
+import { DELETION_PROTECTED_MESSAGE } from '../engine/deletion-protection.js';
 import type { AdmissionRequest, AdmissionResponse, AdmissionReview } from './types.js';
-import { isRecord } from '../is.js';
+import { isRecord } from '../util/is.js';
 
 export type { AdmissionRequest, AdmissionResponse, AdmissionReview } from './types.js';
 

@@ -10,11 +10,11 @@ import { LineCounter, isAlias, isMap, isScalar, isSeq, parseDocument, type Docum
 import { applyPatch, type Operation as PatchOperation } from 'rfc6902';
 import { Pointer } from 'rfc6902/pointer.js';
 import type { CauseType, Lookups } from '../index.js';
-import { staticLookups } from '../server/context.js';
-import { MAX_EXPANDED_NODES, decodeManifest, expandsBeyond, formatProblem, ioMessage, isToolingDirectory, parseManifests, readObjects, walkFiles, type ReadProblem } from '../manifests.js';
-import { KUBECTL_YAML } from '../yaml.js';
-import { isRecord } from '../is.js';
-import { isCanonicalDateTime } from '../schema-formats.js';
+import { staticLookups } from '../lookups/static.js';
+import { MAX_EXPANDED_NODES, decodeManifest, expandsBeyond, formatProblem, ioMessage, isToolingDirectory, parseManifests, readObjects, walkFiles, type ReadProblem } from '../input/manifests.js';
+import { KUBECTL_YAML } from '../input/yaml.js';
+import { isRecord } from '../util/is.js';
+import { isCanonicalDateTime } from '../schema/formats.js';
 
 export const SUITE_FILE_NAMES = ['fleetgate-test.yaml', 'fleetgate-test.yml'];
 

@@ -9,9 +9,9 @@ import getRawBody from 'raw-body';
 import type { Logger } from 'pino';
 import { isAdmissionReview, review, type AdmissionReview, type ReviewOptions } from '../admission/review.js';
 import { kindsFor, DEFAULT_GROUP_DOMAIN } from '../../rules/index.js';
-import { OPERATIONS, pickRuleOptions, type Lookups, type RuleOptions } from '../rule.js';
+import { OPERATIONS, pickRuleOptions, type Lookups, type RuleOptions } from '../engine/rule.js';
 import { guardLookups, reviewBudgetMs, type ContextFailurePolicy } from './deadline.js';
-import { DELETION_PROTECTION_PATH } from '../deletion-protection.js';
+import { DELETION_PROTECTION_PATH } from '../engine/deletion-protection.js';
 import type { WebhookMetrics } from './metrics.js';
 
 /**

@@ -5,7 +5,7 @@
  * applies); readiness stays false meanwhile.
  */
 import type { Logger } from 'pino';
-import type { Lookups, Service } from '../rule.js';
+import type { Lookups, Service } from '../engine/rule.js';
 import { within } from './deadline.js';
 
 export interface KubeLookupsOptions {

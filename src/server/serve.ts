@@ -13,7 +13,7 @@ import { kubeClient, kubeLookups, type KubeLookups } from './kube.js';
 import { listening } from './listening.js';
 import { createProbeServer, listen, reloadCertificatesOnChange, secureContext, tlsFiles, trackRequests } from './https.js';
 import { DEFAULT_GROUP_DOMAIN, ruleModules } from '../../rules/index.js';
-import { kindValidator } from '../schema.js';
+import { kindValidator } from '../schema/pass.js';
 
 export interface ServeOptions extends Omit<AppOptions, 'metrics' | 'logger'> {
   port?: number;
@@ -85,7 +85,7 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
   // Every kind's validator is loaded before serving: a broken build fails here, not on each request.
   for (const rules of ruleModules) kindValidator(rules);
   // The YAML readers behind --context are loaded only when it is given.
-  const staticLookups = options.contextPaths?.length ? (await import('./context.js')).loadContext(options.contextPaths, groupDomain) : undefined;
+  const staticLookups = options.contextPaths?.length ? (await import('../lookups/static.js')).loadContext(options.contextPaths, groupDomain) : undefined;
   if (staticLookups) log.info({ paths: options.contextPaths }, 'context lookups answered from files');
   const metrics = createMetrics({ processMetrics: true });
   let kube: KubeLookups | undefined;

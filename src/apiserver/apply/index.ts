@@ -15,9 +15,9 @@
  * resource's of status), dry run, storing (with the live resourceVersion as precondition), and
  * answering 201 when `created`.
  */
-import type { KindRules } from '../../rule.js';
-import { isRecord } from '../../is.js';
-import { sameJson } from '../../json-equal.js';
+import type { KindRules } from '../../engine/rule.js';
+import { isRecord } from '../../util/is.js';
+import { sameJson } from '../../util/json-equal.js';
 import { checkLists, errorsText } from './check-lists.js';
 import { conflictStatus, listConflicts, type KubeStatus } from './conflict.js';
 import { applyWithManagers, updateWithManagers, type Endpoint } from './field-manager.js';

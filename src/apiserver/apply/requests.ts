@@ -3,8 +3,8 @@
  * its answers: the PatchOptions rules (apimachinery's ValidatePatchOptions), what an applied
  * configuration must be, and which name a write without `fieldManager` is recorded under.
  */
-import { aggregate, forbidden, invalid, required, tooLong, type Cause } from '../../field.js';
-import { isRecord } from '../../is.js';
+import { aggregate, forbidden, invalid, required, tooLong, type Cause } from '../../engine/field.js';
+import { isRecord } from '../../util/is.js';
 import type { KubeStatus } from './conflict.js';
 
 /** apimachinery's FieldManagerMaxLength. */

@@ -8,7 +8,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { DEFAULT_GROUP_DOMAIN, apiVersion, ruleModules } from '../../../rules/index.js';
-import type { KindRules } from '../../rule.js';
+import type { KindRules } from '../../engine/rule.js';
 import { groupDomainProblem, parseFlags, usageError, type CliIO, type Command } from '../io.js';
 
 export const JSON_SCHEMA_DRAFT_07 = 'http://json-schema.org/draft-07/schema#';

@@ -1,12 +1,12 @@
 /** `fleetgate validate`: check manifests offline, as the webhook would, for CI pipelines. */
 import { isAbsolute, relative } from 'node:path';
-import { lookupsNotSupplied, validate, type ValidationResult } from '../../validate.js';
-import { defaultsPatch } from '../../defaults.js';
-import { formatCause, type Warning } from '../../field.js';
+import { lookupsNotSupplied, validate, type ValidationResult } from '../../engine/validate.js';
+import { defaultsPatch } from '../../engine/defaults.js';
+import { formatCause, type Warning } from '../../engine/field.js';
 import { rulesFor, ruleModules, DEFAULT_GROUP_DOMAIN, apiGroup, apiVersion } from '../../../rules/index.js';
-import { staticLookups } from '../../server/context.js';
-import { MORE_CAUSES, type Lookups, type Operation } from '../../rule.js';
-import { expandPaths, problemPosition, readManifests, readObjects, streamManifests, type ReadProblem, type Source } from '../../manifests.js';
+import { staticLookups } from '../../lookups/static.js';
+import { MORE_CAUSES, type Lookups, type Operation } from '../../engine/rule.js';
+import { expandPaths, problemPosition, readManifests, readObjects, streamManifests, type ReadProblem, type Source } from '../../input/manifests.js';
 import { junitXml, problemCase, type JUnitSuite } from '../junit.js';
 import { groupDomainProblem, parseFlags, type CliIO, type Command } from '../io.js';
 

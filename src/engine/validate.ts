@@ -4,16 +4,16 @@
  * rules through the injected lookups.
  */
 import { causeKey, invalid, keptWarning, notSupported, renderList, required, sectionOf, type Cause, type Warning } from './field.js';
-import { checkSchema, kindValidator, readNulls, unknownFieldCause, type SchemaResult, type SectionRole } from './schema.js';
+import { checkSchema, kindValidator, readNulls, unknownFieldCause, type SchemaResult, type SectionRole } from '../schema/pass.js';
 import { checkMetadata, checkMetadataUpdate } from './metadata.js';
-import { DEFAULT_GROUP_DOMAIN, apiVersion, rulesFor, supportedKinds } from '../rules/index.js';
+import { DEFAULT_GROUP_DOMAIN, apiVersion, rulesFor, supportedKinds } from '../../rules/index.js';
 import { addCause, addWarning, recordWarning, UNKNOWN_SECTION, MAX_CAUSES, MAX_WARNINGS, MORE_WARNINGS, storedObject, type KindRules, type Lookups, type MaybePromise, type Operation, type RuleContext, type RuleOptions } from './rule.js';
-import { isRecord } from './is.js';
+import { isRecord } from '../util/is.js';
 import { inObjectOrder } from './object-order.js';
 import { deletionProtectionCause } from './deletion-protection.js';
-import { sameJson } from './json-equal.js';
+import { sameJson } from '../util/json-equal.js';
 import { applyDefaults } from './defaults.js';
-import { permanentIdOf } from '../rules/_shared/permanent-id.js';
+import { permanentIdOf } from '../../rules/_shared/permanent-id.js';
 
 export interface ValidateOptions extends RuleOptions {
   /**

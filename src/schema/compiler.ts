@@ -8,8 +8,8 @@
 import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import type { Ajv, ValidateFunction } from 'ajv';
-import { ajvFormats } from './schema-formats.js';
-import { lazyRequire } from './lazy.js';
+import { ajvFormats } from './formats.js';
+import { lazyRequire } from '../util/lazy.js';
 
 type AjvModule = typeof import('ajv');
 

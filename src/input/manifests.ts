@@ -13,9 +13,9 @@ import { readFileSync, readdirSync, realpathSync, statSync, type Dirent } from '
 import { join } from 'node:path';
 import jsyaml from 'js-yaml';
 import { KUBECTL_JSYAML_SCHEMA } from './yaml.js';
-import { isRecord } from './is.js';
-import { lineAndColumn } from './line-column.js';
-import { decodeManifest, readStdin } from './manifest-text.js';
+import { isRecord } from '../util/is.js';
+import { lineAndColumn } from '../util/line-column.js';
+import { decodeManifest, readStdin } from './text.js';
 
 export { decodeManifest };
 

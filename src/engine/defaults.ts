@@ -12,10 +12,10 @@
 import { randomUUID } from 'node:crypto';
 import { applyPatch, type Operation as PatchOperation } from 'rfc6902';
 import { escapeToken } from 'rfc6902/pointer.js';
-import { rulesFor } from '../rules/index.js';
+import { rulesFor } from '../../rules/index.js';
 import { DEFAULT_OPERATIONS, MAX_CAUSES, type DefaultOperation, type Operation } from './rule.js';
 import type { Cause } from './field.js';
-import { copyJson } from './json-copy.js';
+import { copyJson } from '../util/json-copy.js';
 
 export interface DefaultOptions {
   /** Defaults that apply only on creation (Cluster resource models, a ClusterResourceBinding's id) are skipped on UPDATE. */

@@ -3,9 +3,9 @@
  * once from YAML or JSON files (multi-document, `List` objects unpacked), for
  * air-gapped installations and tests.
  */
-import { formatProblem, readObjects } from '../manifests.js';
-import { isRecord } from '../is.js';
-import type { Lookups, Service } from '../rule.js';
+import { formatProblem, readObjects } from '../input/manifests.js';
+import { isRecord } from '../util/is.js';
+import type { Lookups, Service } from '../engine/rule.js';
 
 /**
  * Lookups answered from a fixed set of objects. Customizations count in their own API group

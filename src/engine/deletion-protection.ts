@@ -4,7 +4,7 @@
  * rule reads nothing but that label, so it is the same for every kind.
  */
 import { forbidden, key, type Cause } from './field.js';
-import { isRecord } from './is.js';
+import { isRecord } from '../util/is.js';
 
 export const DELETION_PROTECTION_LABEL = 'resourcetemplate.karmada.io/deletion-protected';
 /** The one value that protects; any other, `always` included, does not (as in Karmada). */

@@ -6,7 +6,7 @@
  */
 import type { TSchema } from '@sinclair/typebox';
 import { causeKey, keptWarning, sectionOf, type Cause, type Warning } from './field.js';
-import { isRecord } from './is.js';
+import { isRecord } from '../util/is.js';
 
 export type Operation = 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT';
 

@@ -10,7 +10,7 @@
  * and ends the path's position: such fields keep the order they were found in, as do fields of
  * one position.
  */
-import { isRecord } from './is.js';
+import { isRecord } from '../util/is.js';
 
 /** Objects with more keys than this get an index of their keys, made once per ordering. */
 const SCANNED_KEYS = 32;

@@ -3,9 +3,9 @@
  * ValidateObjectMeta / ValidateObjectMetaUpdate), with the kind's own name syntax.
  */
 import { child, forbidden, index, invalid, key, required, tooLong } from './field.js';
-import { dns1123Label, dns1123Subdomain, qualifiedName, labelValue } from './checks/names.js';
+import { dns1123Label, dns1123Subdomain, qualifiedName, labelValue } from '../checks/names.js';
 import { addCause, addWarning, type KindRules, type RuleContext } from './rule.js';
-import { isRecord } from './is.js';
+import { isRecord } from '../util/is.js';
 
 const TOTAL_ANNOTATION_SIZE_LIMIT = 256 * 1024;
 

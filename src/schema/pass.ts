@@ -6,13 +6,13 @@
 import { createRequire } from 'node:module';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { unescapeToken } from 'rfc6902/pointer.js';
-import { child, forbidden, index, invalid, key, notSupported, required, tooLong, tooMany, type Cause } from './field.js';
-import { ajvFormats, formatChecks } from './schema-formats.js';
-import { GENERATED_VALIDATORS, compileSchema, schemaHash } from './schema-compiler.js';
-import { memoizeVerdict, ownCopy } from './checks/memo.js';
-import { isRecord } from './is.js';
-import { sameJson } from './json-equal.js';
-import { CAUSES_RECORDED } from './rule.js';
+import { child, forbidden, index, invalid, key, notSupported, required, tooLong, tooMany, type Cause } from '../engine/field.js';
+import { ajvFormats, formatChecks } from './formats.js';
+import { GENERATED_VALIDATORS, compileSchema, schemaHash } from './compiler.js';
+import { memoizeVerdict, ownCopy } from '../checks/memo.js';
+import { isRecord } from '../util/is.js';
+import { sameJson } from '../util/json-equal.js';
+import { CAUSES_RECORDED } from '../engine/rule.js';
 
 interface Precompiled {
   validators: Record<string, ValidateFunction>;
@@ -83,7 +83,8 @@ export function kindValidatorReading(read: ModuleReader): (rules: { kind: string
  * schema (a build that stopped half way, or a watch that rebuilt only the rules, leaves a
  * stale one), otherwise one compiled here. Decided once per kind.
  */
-export const kindValidator = kindValidatorReading(createRequire(import.meta.url));
+// The build writes the module beside the package's entry point (dist/src/), one folder up.
+export const kindValidator = kindValidatorReading(createRequire(new URL('../index.js', import.meta.url)));
 
 export interface SchemaResult {
   readonly causes: readonly Cause[];
