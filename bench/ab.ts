@@ -13,8 +13,8 @@
  */
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { validate } from '../src/engine/validate.js';
-import { applyDefaults } from '../src/engine/defaults.js';
+import { validate } from '../src/decode/object.js';
+import { applyDefaults } from '../src/decode/object.js';
 import { corpus } from './corpus.js';
 import { cpuMicrosOver, quantile, warmUp } from './stats.js';
 

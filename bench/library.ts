@@ -13,7 +13,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { validate } from '../src/engine/validate.js';
+import { validate } from '../src/decode/object.js';
 import { checkSchema, kindValidator } from '../src/schema/pass.js';
 import { rulesFor } from '../rules/index.js';
 import { corpus } from './corpus.js';

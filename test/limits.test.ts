@@ -12,7 +12,7 @@ import { cronDeployment } from './fixtures/cronfederatedhpa.js';
 import { config } from './fixtures/resourceinterpreterwebhookconfiguration.js';
 import { policy } from './fixtures/clustertaintpolicy.js';
 import { changed } from './helpers.js';
-import { applyDefaults } from '../src/engine/defaults.js';
+import { applyDefaults } from '../src/decode/object.js';
 import { parseManifests } from '../src/input/manifests.js';
 
 const MORE_CAUSES = `more causes not listed: fleetgate lists the first ${MAX_CAUSES}`;

@@ -3,9 +3,10 @@
  * found problems (so every cause is reported at once), which is why they read
  * values through these defensive accessors instead of trusting the types.
  */
-import { child, duplicate, index, invalid, keptWarning, key, required, forbidden, type Cause } from '../../src/engine/field.js';
+import { child, duplicate, index, invalid, key, required, forbidden, type Cause } from '../../src/engine/field.js';
 import { labelValue, qualifiedName } from '../../src/checks/names.js';
-import { addCause, addWarning, recordWarning, storedObject, type RuleContext } from '../../src/engine/rule.js';
+import { addCause, addWarning, type RuleContext } from '../../src/engine/rule.js';
+import { addUnlessStored } from '../../src/engine/ratchet.js';
 import { isRecord } from '../../src/util/is.js';
 import { INT32_MAX, INT32_MIN } from './schema.js';
 
@@ -23,15 +24,7 @@ export const isInt32 = (v: unknown): v is number => isInt(v) && v >= INT32_MIN &
 export const add = addCause;
 export { addWarning };
 
-/**
- * For a check that depends on one value alone: on an UPDATE that leaves that value as stored,
- * the cause is a warning, as the schema pass ratchets unchanged values (see checkSchema).
- */
-export const addUnlessStored = (ctx: RuleContext, cause: Cause, value: unknown, storedValue: (old: Record<string, unknown>) => unknown): void => {
-  const stored = storedObject(ctx);
-  if (stored && storedValue(stored) === value) recordWarning(ctx, keptWarning(cause));
-  else addCause(ctx, cause);
-};
+export { addUnlessStored };
 
 /**
  * Reports every item whose key was already seen, at the later item. Missing keys

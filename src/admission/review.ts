@@ -3,8 +3,9 @@
  * decode → identify the kind → validate or default → response. It never throws:
  * input it cannot use gets `allowed: false` with code 400, a bug gets 500.
  */
-import { validate } from '../engine/validate.js';
-import { mutation } from '../engine/defaults.js';
+import { judgeDelete as judgeDeletion } from '../engine/validate.js';
+import { mutationOf } from '../engine/defaults.js';
+import { validateKind } from '../decode/object.js';
 import { DEFAULT_GROUP_DOMAIN, apiGroup, rulesFor, supportedKinds } from '../../rules/index.js';
 import { ContextUnavailableError, OPERATIONS, pickRuleOptions, type KindRules, type Lookups, type MaybePromise, type Operation, type RuleOptions } from '../engine/rule.js';
 import type { ValidationResult } from '../engine/validate.js';
@@ -159,7 +160,7 @@ function decode(input: unknown, options: ReviewOptions): Decoded | { error: stri
  */
 function judgeDelete(request: AdmissionRequest, stored: Record<string, unknown> | undefined): Omit<AdmissionResponse, 'uid'> {
   if (!stored) return allowed();
-  const result = validate(undefined, { operation: 'DELETE', oldObject: stored });
+  const result = judgeDeletion(stored);
   if (result.allowed) return allowed();
   const metadata = isRecord(stored.metadata) ? stored.metadata : {};
   const name = typeof metadata.name === 'string' ? metadata.name : typeof request.name === 'string' ? request.name : '';
@@ -190,12 +191,12 @@ function decide(decoded: Decoded, options: ReviewOptions): MaybePromise<Omit<Adm
   const name = () => (isRecord(object.metadata) && typeof object.metadata.name === 'string' ? object.metadata.name : typeof request.name === 'string' ? request.name : '');
   if (options.mode === 'mutate') {
     // The patch applies to the object the API server holds, not to the one with the request's namespace filled in.
-    const { patch, causes, truncated } = mutation(request.object, { operation, subResource, now: options.now, uuid: options.uuid });
+    const { patch, causes, truncated } = mutationOf(rules, request.object, { operation, subResource, now: options.now, uuid: options.uuid });
     if (causes) return invalid(rules.kind, apiGroup(rules, options.groupDomain ?? DEFAULT_GROUP_DOMAIN), name(), causes, truncated);
     return patch.length ? patched(patch) : allowed();
   }
 
-  const result = validate(object, {
+  const result = validateKind(rules, object, {
     operation,
     oldObject,
     subResource,

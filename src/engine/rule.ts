@@ -187,6 +187,22 @@ export interface KindRules<T = any> {
   readonly permanentIdLabel?: string;
 }
 
+/** The domain of the API groups when none is given: `<group>.karmada.io`. */
+export const DEFAULT_GROUP_DOMAIN = 'karmada.io';
+
+/** `cluster.karmada.io`, or the group under another domain. */
+export const apiGroup = (rules: Pick<KindRules, 'group'>, groupDomain = DEFAULT_GROUP_DOMAIN): string => `${rules.group}.${groupDomain}`;
+
+/** `cluster.karmada.io/v1alpha1`; asked once per validated object, and a process serves one domain, so the last answer is kept. */
+export const apiVersion = (rules: KindRules, groupDomain = DEFAULT_GROUP_DOMAIN): string => {
+  const last = lastApiVersion.get(rules);
+  if (last?.groupDomain === groupDomain) return last.apiVersion;
+  const answer = `${apiGroup(rules, groupDomain)}/${rules.version}`;
+  lastApiVersion.set(rules, { groupDomain, apiVersion: answer });
+  return answer;
+};
+const lastApiVersion = new WeakMap<KindRules, { groupDomain: string; apiVersion: string }>();
+
 /** The operations a mutating webhook entry can name for these kinds. */
 export type DefaultOperation = 'CREATE' | 'UPDATE';
 

@@ -1,19 +1,16 @@
 /**
- * validate(): one object in, every cause and warning out. The order is the data
- * path: identify the kind → schema pass → metadata → the kind's rules → context
- * rules through the injected lookups.
+ * The engine's judgement of one object whose kind the caller decoded (src/decode, src/admission):
+ * schema pass → metadata → the kind's rules → context rules through the injected lookups →
+ * the causes in object order. The kind's rules come in as an argument: the engine knows no registry.
  */
-import { causeKey, invalid, keptWarning, notSupported, renderList, required, sectionOf, type Cause, type Warning } from './field.js';
-import { checkSchema, kindValidator, readNulls, unknownFieldCause, type SchemaResult, type SectionRole } from '../schema/pass.js';
+import { causeKey, keptWarning, notSupported, sectionOf, type Cause, type Warning } from './field.js';
+import { checkSchema, kindValidator, readNulls, unknownFieldCause, type SchemaResult } from '../schema/pass.js';
 import { checkMetadata, checkMetadataUpdate } from './metadata.js';
-import { DEFAULT_GROUP_DOMAIN, apiVersion, rulesFor, supportedKinds } from '../../rules/index.js';
-import { addCause, addWarning, recordWarning, UNKNOWN_SECTION, MAX_CAUSES, MAX_WARNINGS, MORE_WARNINGS, storedObject, type KindRules, type Lookups, type MaybePromise, type Operation, type RuleContext, type RuleOptions } from './rule.js';
+import { addCause, addWarning, apiVersion, recordWarning, DEFAULT_GROUP_DOMAIN, UNKNOWN_SECTION, MAX_CAUSES, MAX_WARNINGS, MORE_WARNINGS, type KindRules, type Lookups, type MaybePromise, type Operation, type RuleContext, type RuleOptions } from './rule.js';
 import { isRecord } from '../util/is.js';
 import { inObjectOrder } from './object-order.js';
 import { deletionProtectionCause } from './deletion-protection.js';
-import { sameJson } from '../util/json-equal.js';
-import { applyDefaults } from './defaults.js';
-import { permanentIdOf } from '../../rules/_shared/permanent-id.js';
+import { sectionRoles, sectionsLeftAsStored, statusLeftAsStored } from './ratchet.js';
 
 export interface ValidateOptions extends RuleOptions {
   /**
@@ -50,76 +47,102 @@ export interface ValidationResult {
 }
 
 
+/** What the engine needs besides the options: how to read the stored object as the webhook defaulted the write. */
+export interface JudgeOptions extends ValidateOptions {
+  /**
+   * The stored object with fleetgate's defaults filled in, as the mutating webhook filled them into
+   * the write (see sectionsLeftAsStored); the stored object itself when absent. Asked at most once.
+   */
+  storedWithDefaults?: (stored: Record<string, unknown>, object: Record<string, unknown>) => Record<string, unknown>;
+}
+
 /**
- * Validates one object of a served kind. Returns synchronously unless a lookup
- * answers with a Promise; `await` works either way.
+ * Judges one object of the kind `rules` describe (the caller decoded the kind: validate(),
+ * review()). Returns synchronously unless a lookup answers with a Promise.
  */
-export function validate(object: unknown, options?: ValidateOptions & { lookups?: undefined }): ValidationResult;
-export function validate(object: unknown, options?: ValidateOptions): MaybePromise<ValidationResult>;
-export function validate(object: unknown, options: ValidateOptions = NO_OPTIONS): MaybePromise<ValidationResult> {
-  return options.operation === 'DELETE' ? judgeDelete(object, options) : judge(object, options, true);
+export function judgeObject(rules: KindRules, object: Record<string, unknown>, options: JudgeOptions): MaybePromise<ValidationResult> {
+  const operation = options.operation ?? 'CREATE';
+  const statusOnly = options.subResource === 'status';
+  const read = readForSchema(rules, object, operation === 'UPDATE' && isRecord(options.oldObject) ? options.oldObject : undefined, statusOnly, options);
+  object = read.object;
+  const stored = read.stored;
+  const ctx = newContext(operation, stored ?? options.oldObject, options);
+  if (read.leftAsStored) ctx.leftAsStored = read.leftAsStored;
+
+  const expectedApiVersion = apiVersion(rules, ctx.groupDomain);
+  // A missing, empty or non-string apiVersion is the schema pass's (Required, or a type): one cause per mistake.
+  if (typeof object.apiVersion === 'string' && object.apiVersion !== '' && object.apiVersion !== expectedApiVersion) {
+    addCause(ctx, notSupported('apiVersion', object.apiVersion, [expectedApiVersion]));
+  }
+  if (operation === 'UPDATE' && !stored) addWarning(ctx, '', UPDATE_NOT_CHECKED);
+  const wellFormed = recordSchema(ctx, object, read.schema, statusOnly, options.strict === true);
+  checkMetadata(rules, object.metadata, ctx);
+  // A bad value kept as stored is still bad: the rules may trip over it (see runRules).
+  runRules(rules, object, stored, ctx, wellFormed);
+  const pending = statusOnly ? undefined : runContextRules(rules, object, options.lookups, ctx);
+  return pending ? pending.then(() => finish(ctx, object)) : finish(ctx, object);
+}
+
+/** A judgement's context: what the rules read, and where they record what they find. */
+function newContext(operation: Operation, oldObject: unknown, options: ValidateOptions): RuleContext {
+  return { operation, oldObject, subResource: options.subResource ?? '', groupDomain: options.groupDomain ?? DEFAULT_GROUP_DOMAIN, options, causes: [], warnings: [] };
+}
+
+/**
+ * Judges nothing: a result with one cause, or with one warning (for what the caller decoded
+ * as not fleetgate's to judge).
+ */
+export function judgedOnly(found: { cause?: Cause; warning?: string }): ValidationResult {
+  const ctx = newContext('CREATE', undefined, NO_OPTIONS);
+  if (found.cause) addCause(ctx, found.cause);
+  if (found.warning) addWarning(ctx, '', found.warning);
+  return finish(ctx, undefined);
 }
 
 /**
  * A DELETE: the object deleted, the stored one (an AdmissionReview's DELETE carries it as
  * oldObject, and no object), judged by deletion protection alone.
  */
-function judgeDelete(object: unknown, options: ValidateOptions): ValidationResult {
-  const deleted = options.oldObject ?? object;
+export function judgeDelete(deleted: unknown): ValidationResult {
   const cause = deletionProtectionCause(deleted);
   return cause ? { allowed: false, causes: [cause], warnings: [], warningDetails: [] } : { allowed: true, causes: [], warnings: [], warningDetails: [] };
 }
 
-/** validate(), on its first reading of the object or on the one after nulls were read (see withNullsRead). */
-function judge(object: unknown, options: ValidateOptions, firstReading: boolean): MaybePromise<ValidationResult> {
-  const operation = options.operation ?? 'CREATE';
-  const ctx: RuleContext = {
-    operation,
-    oldObject: options.oldObject,
-    subResource: options.subResource ?? '',
-    groupDomain: options.groupDomain ?? DEFAULT_GROUP_DOMAIN,
-    options,
-    causes: [],
-    warnings: [],
-  };
-  if (operation === 'CONNECT') return finish(ctx, object);
-  if (ctx.subResource !== '' && ctx.subResource !== 'status') {
-    addWarning(ctx, '', `subresource ${JSON.stringify(ctx.subResource)} not judged: fleetgate judges the objects and their status subresource`);
-    return finish(ctx, object);
-  }
+interface Read {
+  object: Record<string, unknown>;
+  stored: Record<string, unknown> | undefined;
+  schema: SchemaResult;
+  leftAsStored: ((section: string) => boolean) | undefined;
+}
 
-  if (!isRecord(object)) {
-    addCause(ctx, invalid('', object === undefined ? null : object, 'must be a Kubernetes object (a JSON object with apiVersion, kind and metadata)'));
-    return finish(ctx, object);
-  }
-  const rules = rulesFor(object.kind);
-  if (!rules) {
-    const kind = object.kind;
-    if (kind === undefined || kind === null || kind === '') addCause(ctx, required('kind', `supported values: ${renderList(supportedKinds)}`));
-    else addCause(ctx, notSupported('kind', kind, supportedKinds));
-    return finish(ctx, object);
-  }
-  const expectedApiVersion = apiVersion(rules, ctx.groupDomain);
-  // A missing, empty or non-string apiVersion is the schema pass's (Required, or a type): one cause per mistake.
-  if (typeof object.apiVersion === 'string' && object.apiVersion !== '' && object.apiVersion !== expectedApiVersion) {
-    addCause(ctx, notSupported('apiVersion', object.apiVersion, [expectedApiVersion]));
-  }
+/**
+ * The schema pass, on the object (and the stored one) as the API server reads their nulls: a
+ * null the schema pass finds in an optional field is dropped (see SchemaResult.nulls), and the
+ * pass runs once more on what that leaves. Rare, so simply run again.
+ */
+function readForSchema(rules: KindRules, object: Record<string, unknown>, stored: Record<string, unknown> | undefined, statusOnly: boolean, options: JudgeOptions): Read {
+  const first = schemaPass(rules, object, stored, statusOnly, options);
+  // A stored object from the API server holds no null the schema reports; one from a test file may.
+  if (!first.schema.nulls.length && !(stored && holdsNull(stored))) return first;
+  const storedNulls = stored ? checkSchema(rules.schema, stored, kindValidator(rules)).nulls : [];
+  if (first.schema.nulls.length === 0 && storedNulls.length === 0) return first;
+  const reread = first.schema.nulls.length ? readNulls(object, first.schema.nulls) : object;
+  return schemaPass(rules, reread, storedNulls.length ? readNulls(stored!, storedNulls) : stored, statusOnly, options);
+}
 
-  const statusOnly = ctx.subResource === 'status';
-  const stored = storedObject(ctx);
-  if (operation === 'UPDATE' && !stored) addWarning(ctx, '', UPDATE_NOT_CHECKED);
-  const leftAsStored = stored && sectionsLeftAsStored(rules, object, stored);
-  if (leftAsStored) ctx.leftAsStored = leftAsStored;
+function schemaPass(rules: KindRules, object: Record<string, unknown>, stored: Record<string, unknown> | undefined, statusOnly: boolean, options: JudgeOptions): Read {
+  const withDefaults = options.storedWithDefaults;
+  const leftAsStored = stored && sectionsLeftAsStored(object, stored, withDefaults ? () => withDefaults(stored, object) : () => stored);
   const schema = checkSchema(rules.schema, object, kindValidator(rules), stored, sectionRoles(statusOnly, leftAsStored));
+  return { object, stored, schema, leftAsStored };
+}
+
+/** The schema pass's findings, recorded as causes and warnings; whether it found the object well formed. */
+function recordSchema(ctx: RuleContext, object: Record<string, unknown>, schema: SchemaResult, statusOnly: boolean, strict: boolean): boolean {
   // Unknown fields past the bound are causes with strict, warnings without.
-  const unknownCausesSkipped = schema.unknownFieldsSkipped && options.strict;
+  const unknownCausesSkipped = schema.unknownFieldsSkipped && strict;
   if (schema.truncated || unknownCausesSkipped) (ctx.droppedFrom ??= new Set()).add(UNKNOWN_SECTION);
   if (schema.keptSkipped || (schema.unknownFieldsSkipped && !unknownCausesSkipped)) ctx.warningsDropped = true;
-  // A stored object from the API server holds no null the schema reports; one from a test file may.
-  if (firstReading && (schema.nulls.length || (stored && holdsNull(stored)))) {
-    const reread = withNullsRead(rules, object, schema.nulls, stored, options);
-    if (reread) return judge(reread.object, reread.options, false);
-  }
   const schemaCauses = statusOnly ? schema.causes.filter((c) => inStatusWrite(c.field)) : schema.causes;
   for (const cause of schemaCauses) {
     // No metadata at all is reported as Kubernetes reports it, by the name it lacks (checkMetadata).
@@ -130,91 +153,35 @@ function judge(object: unknown, options: ValidateOptions, firstReading: boolean)
   }
   const unknownFields = statusOnly ? schema.unknownFields.filter(inStatusWrite) : schema.unknownFields;
   for (const path of unknownFields) {
-    if (options.strict) addCause(ctx, unknownFieldCause(path));
+    if (strict) addCause(ctx, unknownFieldCause(path));
     else addWarning(ctx, path, `unknown field "${path}"`);
   }
-
-  checkMetadata(rules, object.metadata, ctx);
-  // A bad value kept as stored is still bad: the rules may trip over it (see runRules).
-  runRules(rules, object, stored, ctx, schema.causes.length === 0 && schema.kept.length === 0 && !schema.truncated && !schema.keptSkipped && !schema.ignoredSkipped);
-
-  if (statusOnly || !rules.validateWithLookups) return finish(ctx, object);
-  if (rules.lookupsApply && !rules.lookupsApply(object)) return finish(ctx, object);
-  if (!options.lookups) {
-    addWarning(ctx, '', lookupsNotSupplied(rules));
-    return finish(ctx, object);
-  }
-  if (rules.lookupFunction && !options.lookups[rules.lookupFunction]) {
-    addWarning(ctx, '', `${rules.lookupsNeeded ?? 'context rules'} not checked: the lookups have no ${rules.lookupFunction}`);
-    return finish(ctx, object);
-  }
-  const pending = rules.validateWithLookups(object, options.lookups, ctx);
-  return pending instanceof Promise ? pending.then(() => finish(ctx, object)) : finish(ctx, object);
+  return schema.causes.length === 0 && schema.kept.length === 0 && !schema.truncated && !schema.keptSkipped && !schema.ignoredSkipped;
 }
 
-const NO_OPTIONS: ValidateOptions = Object.freeze({});
+/**
+ * The context rules, through the lookups; a Promise when a lookup answers with one. Without the
+ * lookups they need, they are skipped with a warning that says so.
+ */
+function runContextRules(rules: KindRules, object: Record<string, unknown>, lookups: Lookups | undefined, ctx: RuleContext): Promise<void> | undefined {
+  if (!rules.validateWithLookups) return undefined;
+  if (rules.lookupsApply && !rules.lookupsApply(object)) return undefined;
+  if (!lookups) {
+    addWarning(ctx, '', lookupsNotSupplied(rules));
+    return undefined;
+  }
+  if (rules.lookupFunction && !lookups[rules.lookupFunction]) {
+    addWarning(ctx, '', `${rules.lookupsNeeded ?? 'context rules'} not checked: the lookups have no ${rules.lookupFunction}`);
+    return undefined;
+  }
+  const pending = rules.validateWithLookups(object, lookups, ctx);
+  return pending instanceof Promise ? pending : undefined;
+}
+
+export const NO_OPTIONS: ValidateOptions = Object.freeze({});
 
 /** The warning on an object of this kind validated without lookups: its context rules were not checked. */
 export const lookupsNotSupplied = (rules: KindRules): string => `${rules.lookupsNeeded ?? 'context rules'} not checked: no lookups were supplied`;
-
-/** What each section's mistakes do to this write (see SectionRole); undefined when every section decides. */
-function sectionRoles(statusOnly: boolean, leftAsStored: ((section: string) => boolean) | undefined): ((section: string) => SectionRole) | undefined {
-  if (!statusOnly && !leftAsStored) return undefined;
-  return (section) => {
-    if (statusOnly && section !== 'status' && !ALWAYS_JUDGED.has(section)) return 'ignored';
-    return leftAsStored?.(section) ? 'kept' : 'decides';
-  };
-}
-
-/**
- * Whether an UPDATE leaves a section (spec, status, or an interpreter webhook configuration's
- * webhooks) as stored. Such a write is not refused for what the section holds: each cause there
- * becomes a warning (see addCause). A controller removing its finalizer, or adding a label, must
- * not be stopped by a rule the stored object predates (Karmada stored it under rules looser
- * than fleetgate's). Judged per section, not per value: a rule that relates values (a duplicate,
- * a sum) may blame one the write left alone for a change elsewhere in the section.
- *
- * fleetgate's mutating webhook fills its defaults into the write first (as the API server fills a
- * CRD's defaults into both objects): a section that differs from the stored one only by them is
- * left as stored too. The defaulted copy is made on the first section that differs.
- */
-function sectionsLeftAsStored(rules: KindRules, object: Record<string, unknown>, stored: Record<string, unknown>): (section: string) => boolean {
-  const asStored = new Map<string, boolean>();
-  let storedDefaulted: Record<string, unknown> | undefined;
-  const isAsStored = (section: string): boolean => {
-    if (!Object.hasOwn(stored, section)) return false;
-    // A null, where the API server would have dropped it (a rule's timeZone: null), changes nothing.
-    if (sameJson(object[section], stored[section], true)) return true;
-    storedDefaulted ??= defaultedCopy(rules, stored, object);
-    return Object.hasOwn(storedDefaulted, section) && sameJson(object[section], storedDefaulted[section], true);
-  };
-  return (section) => {
-    if (ALWAYS_JUDGED.has(section)) return false;
-    let same = asStored.get(section);
-    if (same === undefined) asStored.set(section, (same = isAsStored(section)));
-    return same;
-  };
-}
-
-/**
- * The object, and the stored one, as the API server reads the nulls the schema pass found in
- * them (see SchemaResult.nulls), or undefined when there are none. Rare, so the whole pass is
- * simply run again on what this gives, once.
- */
-function withNullsRead(
-  rules: KindRules,
-  object: Record<string, unknown>,
-  objectNulls: SchemaResult['nulls'],
-  stored: Record<string, unknown> | undefined,
-  options: ValidateOptions,
-): { object: Record<string, unknown>; options: ValidateOptions } | undefined {
-  const storedNulls = stored ? checkSchema(rules.schema, stored, kindValidator(rules)).nulls : [];
-  if (objectNulls.length === 0 && storedNulls.length === 0) return undefined;
-  return {
-    object: objectNulls.length ? readNulls(object, objectNulls) : object,
-    options: storedNulls.length ? { ...options, oldObject: readNulls(stored!, storedNulls) } : options,
-  };
-}
 
 /** Whether a null is anywhere in a value; each object is looked into once, so one that refers to itself ends too. */
 function holdsNull(value: unknown): boolean {
@@ -253,9 +220,7 @@ function runRules(rules: KindRules, object: Record<string, unknown>, old: Record
       if (wellFormed) throw err;
     }
   }
-  // An UPDATE that leaves the status as stored (every main-resource write of a kind with a status
-  // subresource: the API server restores it before webhooks see it) is not judged on it.
-  if (rules.validateStatus && !(old && sameJson(object.status, old.status))) {
+  if (rules.validateStatus && !statusLeftAsStored(object, old)) {
     try {
       rules.validateStatus(object, ctx);
     } catch (err) {
@@ -274,25 +239,6 @@ function runRules(rules: KindRules, object: Record<string, unknown>, old: Record
     } catch (err) {
       if (wellFormed) throw err;
     }
-  }
-}
-
-/** Sections every write is judged on, whatever it leaves as stored. */
-const ALWAYS_JUDGED = new Set(['', 'apiVersion', 'kind', 'metadata']);
-
-/**
- * The stored object with fleetgate's defaults filled in, as the mutating webhook filled them into
- * the write; as it is when it cannot be copied (a function in it: no JSON). A permanent id the
- * stored object lacks is the one the write carries, which that webhook gave it in this request: a
- * fresh UUID would make every section it reaches (a Work's manifests) look changed.
- */
-function defaultedCopy(rules: KindRules, stored: Record<string, unknown>, object: Record<string, unknown>): Record<string, unknown> {
-  const label = rules.permanentIdLabel;
-  const id = label === undefined ? undefined : permanentIdOf(object, label);
-  try {
-    return applyDefaults(stored, { operation: 'UPDATE', ...(id !== undefined ? { uuid: () => id } : {}) }).object;
-  } catch {
-    return stored;
   }
 }
 

@@ -11,7 +11,7 @@ import { ajvFormats, formatChecks } from './formats.js';
 import { GENERATED_VALIDATORS, compileSchema, schemaHash } from './compiler.js';
 import { memoizeVerdict, ownCopy } from '../checks/memo.js';
 import { isRecord } from '../util/is.js';
-import { sameJson } from '../util/json-equal.js';
+import { valueLeftAsStored, type SectionRole } from '../engine/ratchet.js';
 import { CAUSES_RECORDED } from '../engine/rule.js';
 
 interface Precompiled {
@@ -135,11 +135,7 @@ export function checkSchema(
   return toCauses(schema, data, validateFn.errors ?? [], stored, sectionRole);
 }
 
-/**
- * What a section's mistakes do to a write: refuse it (`decides`), become warnings (`kept`: an
- * UPDATE leaves the section as stored), or nothing (`ignored`: outside what a status write judges).
- */
-export type SectionRole = 'decides' | 'kept' | 'ignored';
+export type { SectionRole };
 
 /** The top-level field an error is in (see sectionOf), from its pointer alone. */
 function sectionOfError(e: ErrorObject): string {
@@ -334,7 +330,7 @@ function toCauses(rootSchema: object, data: unknown, errors: ErrorObject[], stor
     // `field:` with no value is null in YAML: for a required field that is a missing value, never
     // kept, whichever of the field's keywords (type, enum) ajv reports it under.
     const missing = value === null && isRequiredProperty(rootSchema, e.instancePath);
-    if (stored !== undefined && !missing && sameJson(value, valueAt(stored, walk.segments))) keptPaths.add(path);
+    if (stored !== undefined && !missing && valueLeftAsStored(value, valueAt(stored, walk.segments))) keptPaths.add(path);
     switch (e.keyword) {
       case 'type':
         (mistypedPaths ??= new Set()).add(path);

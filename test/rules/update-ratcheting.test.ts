@@ -7,8 +7,8 @@
  * rule changed.
  */
 import { describe, expect, it } from 'vitest';
-import { validate } from '../../src/engine/validate.js';
-import { applyDefaults } from '../../src/engine/defaults.js';
+import { validate } from '../../src/decode/object.js';
+import { applyDefaults } from '../../src/decode/object.js';
 import { cronFHPA } from '../fixtures/cronfederatedhpa.js';
 import { cluster } from '../fixtures/cluster.js';
 import { binding } from '../fixtures/clusterresourcebinding.js';

@@ -1,7 +1,7 @@
 /** `fleetgate validate`: check manifests offline, as the webhook would, for CI pipelines. */
 import { isAbsolute, relative } from 'node:path';
-import { lookupsNotSupplied, validate, type ValidationResult } from '../../engine/validate.js';
-import { defaultsPatch } from '../../engine/defaults.js';
+import { lookupsNotSupplied } from '../../engine/validate.js';
+import { defaultsPatch, validate, type ValidationResult } from '../../decode/object.js';
 import { formatCause, type Warning } from '../../engine/field.js';
 import { rulesFor, ruleModules, DEFAULT_GROUP_DOMAIN, apiGroup, apiVersion } from '../../../rules/index.js';
 import { staticLookups } from '../../lookups/static.js';
