@@ -1,9 +1,12 @@
 /**
- * Field paths and validation causes, in the shape Kubernetes uses
- * (k8s.io/apimachinery/pkg/util/validation/field): a cause names the field by
- * path (`spec.rules[1].name`, `spec.overall[cpu]`), carries a cause type and a
- * message whose text matches `field.Error.ErrorBody()`.
+ * Validation causes, in the shape Kubernetes uses (k8s.io/apimachinery/pkg/util/validation/field):
+ * a cause names the field by path (`spec.rules[1].name`, `spec.overall[cpu]`), carries a cause
+ * type and a message whose text matches `field.Error.ErrorBody()`. A cause made from a FieldPath
+ * keeps it (`path`), so a reader walks its steps instead of parsing the text.
  */
+import { FieldPath } from './path.js';
+
+export { FieldPath };
 
 export type CauseType =
   | 'FieldValueRequired'
@@ -21,6 +24,8 @@ export interface Cause {
   /** The error body: `Unsupported value: "Foo": supported values: "A", "B"`. */
   message: string;
   badValue?: unknown;
+  /** The field as a path value, when the cause was made from one (not enumerable: results stay plain JSON). */
+  readonly path?: FieldPath;
 }
 
 /**
@@ -32,19 +37,58 @@ export interface Warning {
   /** The field the warning is about, a path as a cause's; '' when it is about the object as a whole, or about how it was checked. */
   field: string;
   message: string;
+  /** The field as a path value, when the warning was made with one (not enumerable). */
+  readonly path?: FieldPath;
 }
 
-/** Field paths are plain strings; these build them the way Kubernetes renders them. */
-export const child = (path: string, name: string): string => (path ? `${path}.${name}` : name);
-export const index = (path: string, i: number): string => `${path}[${i}]`;
-export const key = (path: string, k: string): string => `${path}[${k}]`;
+/** A field, as a path value or as a path's text (the rule modules move to path values kind by kind). */
+export type Field = FieldPath | string;
+
+/**
+ * One step down a path, of either form: a FieldPath gives a FieldPath, a text a text, each
+ * rendered the way Kubernetes renders paths.
+ */
+export function child(path: FieldPath, name: string): FieldPath;
+export function child(path: string, name: string): string;
+export function child(path: Field, name: string): Field;
+export function child(path: Field, name: string): Field {
+  return typeof path === 'string' ? (path ? `${path}.${name}` : name) : path.child(name);
+}
+export function index(path: FieldPath, i: number): FieldPath;
+export function index(path: string, i: number): string;
+export function index(path: Field, i: number): Field;
+export function index(path: Field, i: number): Field {
+  return typeof path === 'string' ? `${path}[${i}]` : path.index(i);
+}
+export function key(path: FieldPath, k: string): FieldPath;
+export function key(path: string, k: string): string;
+export function key(path: Field, k: string): Field;
+export function key(path: Field, k: string): Field {
+  return typeof path === 'string' ? `${path}[${k}]` : path.key(k);
+}
+
+/** The path of a cause or a warning: the one it was made with, or its text read into steps. */
+export const pathOf = (item: { field: string; path?: FieldPath }): FieldPath => item.path ?? FieldPath.parse(item.field);
+
+/** A cause or a warning about `field`, keeping the path value when there is one. */
+function at<T extends { field: string }>(field: Field, item: T): T {
+  if (typeof field !== 'string') Object.defineProperty(item, 'path', { value: field });
+  return item;
+}
+
+/** A warning about `field` ('' for none: the object as a whole, or how it was checked). */
+export const warningAt = (field: Field, message: string): Warning => at(field, { field: String(field), message });
 
 /** The top-level field a path is in: `spec` for `spec.rules[1].name`, `webhooks` for `webhooks[0].name`. */
-export const sectionOf = (field: string): string => {
+export const sectionOf = (field: Field): string => {
+  if (typeof field !== 'string') return field.section;
   const dot = field.indexOf('.');
   const bracket = field.indexOf('[');
   return field.slice(0, Math.min(dot < 0 ? field.length : dot, bracket < 0 ? field.length : bracket));
 };
+
+/** The section of a cause or a warning, from its path value when it has one. */
+export const sectionOfItem = (item: { field: string; path?: FieldPath }): string => (item.path ? item.path.section : sectionOf(item.field));
 
 const MAX_RENDERED_VALUE = 256;
 
@@ -95,16 +139,16 @@ export function shortText(text: string): string {
 
 const withDetail = (head: string, detail?: string): string => (detail ? `${head}: ${detail}` : head);
 
-export function required(field: string, detail?: string): Cause {
-  return { type: 'FieldValueRequired', field, message: withDetail('Required value', detail) };
+export function required(field: Field, detail?: string): Cause {
+  return at(field, { type: 'FieldValueRequired', field: String(field), message: withDetail('Required value', detail) });
 }
 
-export function invalid(field: string, badValue: unknown, detail: string): Cause {
-  return { type: 'FieldValueInvalid', field, badValue, message: withDetail(`Invalid value: ${renderValue(badValue)}`, detail) };
+export function invalid(field: Field, badValue: unknown, detail: string): Cause {
+  return at(field, { type: 'FieldValueInvalid', field: String(field), badValue, message: withDetail(`Invalid value: ${renderValue(badValue)}`, detail) });
 }
 
-export function duplicate(field: string, badValue: unknown, detail?: string): Cause {
-  return { type: 'FieldValueDuplicate', field, badValue, message: withDetail(`Duplicate value: ${renderValue(badValue)}`, detail) };
+export function duplicate(field: Field, badValue: unknown, detail?: string): Cause {
+  return at(field, { type: 'FieldValueDuplicate', field: String(field), badValue, message: withDetail(`Duplicate value: ${renderValue(badValue)}`, detail) });
 }
 
 /** The quoted list of supported values, rendered once per list (the schema's enums are constants). */
@@ -115,26 +159,26 @@ export function renderList(supported: readonly string[]): string {
   return list;
 }
 
-export function notSupported(field: string, badValue: unknown, supported: readonly string[]): Cause {
+export function notSupported(field: Field, badValue: unknown, supported: readonly string[]): Cause {
   const list = renderList(supported);
-  return {
+  return at(field, {
     type: 'FieldValueNotSupported',
-    field,
+    field: String(field),
     badValue,
     message: `Unsupported value: ${renderValue(badValue)}${list ? `: supported values: ${list}` : ''}`,
-  };
+  });
 }
 
-export function forbidden(field: string, detail: string): Cause {
-  return { type: 'FieldValueForbidden', field, message: withDetail('Forbidden', detail) };
+export function forbidden(field: Field, detail: string): Cause {
+  return at(field, { type: 'FieldValueForbidden', field: String(field), message: withDetail('Forbidden', detail) });
 }
 
-export function tooLong(field: string, maxLength: number): Cause {
-  return { type: 'FieldValueTooLong', field, message: `Too long: may not be more than ${maxLength} ${maxLength === 1 ? 'byte' : 'bytes'}` };
+export function tooLong(field: Field, maxLength: number): Cause {
+  return at(field, { type: 'FieldValueTooLong', field: String(field), message: `Too long: may not be more than ${maxLength} ${maxLength === 1 ? 'byte' : 'bytes'}` });
 }
 
-export function tooMany(field: string, actual: number, max: number): Cause {
-  return { type: 'FieldValueTooMany', field, badValue: actual, message: `Too many: ${actual}: must have at most ${max} ${max === 1 ? 'item' : 'items'}` };
+export function tooMany(field: Field, actual: number, max: number): Cause {
+  return at(field, { type: 'FieldValueTooMany', field: String(field), badValue: actual, message: `Too many: ${actual}: must have at most ${max} ${max === 1 ? 'item' : 'items'}` });
 }
 
 /** What tells two causes apart: the same type, field and message is the same cause. */
@@ -147,7 +191,7 @@ export function formatCause(cause: Cause): string {
 
 /** The warning that replaces a cause in a value an UPDATE leaves as stored. */
 export function keptWarning(cause: Cause): Warning {
-  return { field: cause.field, message: `${formatCause(cause)} (as stored: this update does not change it, so it is not refused)` };
+  return warningAt(cause.path ?? cause.field, `${formatCause(cause)} (as stored: this update does not change it, so it is not refused)`);
 }
 
 /**

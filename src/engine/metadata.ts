@@ -3,6 +3,7 @@
  * ValidateObjectMeta / ValidateObjectMetaUpdate), with the kind's own name syntax.
  */
 import { child, forbidden, index, invalid, key, required, tooLong } from './field.js';
+import { FieldPath } from './path.js';
 import { dns1123Label, dns1123Subdomain, qualifiedName, labelValue } from '../checks/names.js';
 import { addCause, addWarning, type KindRules, type RuleContext } from './rule.js';
 import { isRecord } from '../util/is.js';
@@ -17,8 +18,11 @@ const TOTAL_ANNOTATION_SIZE_LIMIT = 256 * 1024;
  */
 export const maskTrailingDash = (prefix: string): string => (prefix.length > 1 && prefix.endsWith('-') ? `${prefix.slice(0, -2)}a` : prefix);
 
+/** The path of every object's metadata. */
+const METADATA = FieldPath.root.child('metadata');
+
 export function checkMetadata(rules: KindRules, metadata: unknown, ctx: RuleContext): void {
-  const path = 'metadata';
+  const path = METADATA;
   if (!isRecord(metadata)) {
     // None at all (or null, which Go decodes as none): the name is what it lacks.
     if (metadata === undefined || metadata === null) addCause(ctx, required(child(path, 'name'), 'name or generateName is required'));
@@ -43,7 +47,7 @@ export function checkMetadata(rules: KindRules, metadata: unknown, ctx: RuleCont
     // The API server clears it before validation and admission (EnsureObjectNamespaceMatchesRequestNamespace):
     // kubectl apply of such a manifest succeeds, so it is no reason to deny one.
     if (typeof namespace === 'string' && namespace !== '') {
-      addWarning(ctx, child(path, 'namespace'), `metadata.namespace: ignored: ${rules.kind} is cluster-scoped; the API server clears the namespace before it validates or stores the object`);
+      addWarning(ctx, child(path, 'namespace'), `${child(path, 'namespace')}: ignored: ${rules.kind} is cluster-scoped; the API server clears the namespace before it validates or stores the object`);
     }
   } else if (typeof namespace === 'string' && namespace !== '') {
     const problem = dns1123Label(namespace);
@@ -114,24 +118,24 @@ export function checkMetadataUpdate(rules: KindRules, metadata: unknown, oldMeta
   for (const field of rules.scope === 'Cluster' ? (['name'] as const) : (['name', 'namespace'] as const)) {
     const now = metadata[field] ?? '';
     const before = oldMetadata[field] ?? '';
-    if (now !== before) addCause(ctx, invalid(child('metadata', field), now, 'field is immutable'));
+    if (now !== before) addCause(ctx, invalid(METADATA.child(field), now, 'field is immutable'));
   }
   if (isNonEmptyString(metadata.uid) && metadata.uid !== (oldMetadata.uid ?? '')) {
-    addCause(ctx, invalid('metadata.uid', metadata.uid, 'field is immutable'));
+    addCause(ctx, invalid(METADATA.child('uid'), metadata.uid, 'field is immutable'));
   }
   // Set by a delete, never by an update; once set, the API server keeps the stored value.
   if (metadata.deletionTimestamp !== undefined && metadata.deletionTimestamp !== null && (oldMetadata.deletionTimestamp ?? null) === null) {
-    addCause(ctx, invalid('metadata.deletionTimestamp', metadata.deletionTimestamp, 'field is immutable; it is set by deleting the object'));
+    addCause(ctx, invalid(METADATA.child('deletionTimestamp'), metadata.deletionTimestamp, 'field is immutable; it is set by deleting the object'));
   }
   const grace = metadata.deletionGracePeriodSeconds;
   if (grace !== undefined && grace !== null && grace !== (oldMetadata.deletionGracePeriodSeconds ?? null)) {
-    addCause(ctx, invalid('metadata.deletionGracePeriodSeconds', grace, 'field is immutable'));
+    addCause(ctx, invalid(METADATA.child('deletionGracePeriodSeconds'), grace, 'field is immutable'));
   }
   if ((oldMetadata.deletionTimestamp ?? null) !== null && Array.isArray(metadata.finalizers)) {
     const before = new Set(Array.isArray(oldMetadata.finalizers) ? oldMetadata.finalizers : []);
     const added = metadata.finalizers.filter((f) => !before.has(f));
     if (added.length) {
-      addCause(ctx, forbidden('metadata.finalizers', `no new finalizers can be added if the object is being deleted, found new finalizers ${JSON.stringify(added)}`));
+      addCause(ctx, forbidden(METADATA.child('finalizers'), `no new finalizers can be added if the object is being deleted, found new finalizers ${JSON.stringify(added)}`));
     }
   }
 }

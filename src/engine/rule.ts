@@ -5,7 +5,7 @@
  * other objects only through the injected lookups.
  */
 import type { TSchema } from '@sinclair/typebox';
-import { causeKey, keptWarning, sectionOf, type Cause, type Warning } from './field.js';
+import { causeKey, keptWarning, sectionOfItem, warningAt, type Cause, type Field, type Warning } from './field.js';
 import { isRecord } from '../util/is.js';
 
 export type Operation = 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT';
@@ -89,7 +89,7 @@ const WARNINGS_RECORDED = 2 * MAX_WARNINGS;
 export const UNKNOWN_SECTION = '*';
 
 export function addCause(ctx: RuleContext, cause: Cause): void {
-  if (ctx.leftAsStored?.(sectionOf(cause.field))) recordWarning(ctx, keptWarning(cause));
+  if (ctx.leftAsStored?.(sectionOfItem(cause))) recordWarning(ctx, keptWarning(cause));
   else if (ctx.causes.length < CAUSES_RECORDED) ctx.causes.push(cause);
   else noteDropped(ctx, cause);
 }
@@ -99,7 +99,7 @@ export function addCause(ctx: RuleContext, cause: Cause): void {
  * repeats a recorded one (finish() would drop it, and "more causes" would be untrue).
  */
 function noteDropped(ctx: RuleContext, cause: Cause): void {
-  const section = sectionOf(cause.field);
+  const section = sectionOfItem(cause);
   if (ctx.droppedFrom?.has(section)) return;
   const recorded = (ctx.recordedKeys ??= new Set(ctx.causes.map(causeKey)));
   if (!recorded.has(causeKey(cause))) (ctx.droppedFrom ??= new Set()).add(section);
@@ -109,8 +109,8 @@ function noteDropped(ctx: RuleContext, cause: Cause): void {
  * Adds a warning about `field` ('' for none: the object as a whole, or how it was checked); `message`
  * is the whole text, which usually starts with the field.
  */
-export function addWarning(ctx: RuleContext, field: string, message: string): void {
-  recordWarning(ctx, { field, message });
+export function addWarning(ctx: RuleContext, field: Field, message: string): void {
+  recordWarning(ctx, warningAt(field, message));
 }
 
 /** A warning past the bound is noted as dropped unless it repeats a recorded one (listedWarnings drops repeats). */

@@ -3,7 +3,7 @@
  * schema pass → metadata → the kind's rules → context rules through the injected lookups →
  * the causes in object order. The kind's rules come in as an argument: the engine knows no registry.
  */
-import { causeKey, keptWarning, notSupported, sectionOf, type Cause, type Warning } from './field.js';
+import { causeKey, keptWarning, notSupported, sectionOf, type Cause, type Field, type Warning } from './field.js';
 import { checkSchema, kindValidator, readNulls, unknownFieldCause, type SchemaResult } from '../schema/pass.js';
 import { checkMetadata, checkMetadataUpdate } from './metadata.js';
 import { addCause, addWarning, apiVersion, recordWarning, DEFAULT_GROUP_DOMAIN, UNKNOWN_SECTION, MAX_CAUSES, MAX_WARNINGS, MORE_WARNINGS, type KindRules, type Lookups, type MaybePromise, type Operation, type RuleContext, type RuleOptions } from './rule.js';
@@ -151,7 +151,7 @@ function recordSchema(ctx: RuleContext, object: Record<string, unknown>, schema:
   for (const cause of statusOnly ? schema.kept.filter((c) => inStatusWrite(c.field)) : schema.kept) {
     recordWarning(ctx, keptWarning(cause));
   }
-  const unknownFields = statusOnly ? schema.unknownFields.filter(inStatusWrite) : schema.unknownFields;
+  const unknownFields = statusOnly ? schema.unknownFieldPaths.filter(inStatusWrite) : schema.unknownFieldPaths;
   for (const path of unknownFields) {
     if (strict) addCause(ctx, unknownFieldCause(path));
     else addWarning(ctx, path, `unknown field "${path}"`);
@@ -200,9 +200,10 @@ function holdsNull(value: unknown): boolean {
 const UPDATE_NOT_CHECKED = 'update rules (immutable fields) not checked: no oldObject (the stored object) was given';
 
 /** Fields a status write may change: status and metadata (a field named `metadataFoo` is neither). */
-const inStatusWrite = (field: string): boolean => {
+const inStatusWrite = (field: Field): boolean => {
   const section = sectionOf(field);
-  return section === 'status' || section === 'metadata' || field === 'apiVersion' || field === 'kind';
+  const text = String(field);
+  return section === 'status' || section === 'metadata' || text === 'apiVersion' || text === 'kind';
 };
 
 /**

@@ -6,7 +6,8 @@
 import { createRequire } from 'node:module';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { unescapeToken } from 'rfc6902/pointer.js';
-import { child, forbidden, index, invalid, key, notSupported, required, tooLong, tooMany, type Cause } from '../engine/field.js';
+import { forbidden, invalid, notSupported, required, tooLong, tooMany, type Cause, type Field } from '../engine/field.js';
+import { FieldPath } from '../engine/path.js';
 import { ajvFormats, formatChecks } from './formats.js';
 import { GENERATED_VALIDATORS, compileSchema, schemaHash } from './compiler.js';
 import { memoizeVerdict, ownCopy } from '../checks/memo.js';
@@ -90,6 +91,8 @@ export interface SchemaResult {
   readonly causes: readonly Cause[];
   /** Paths of fields the schema does not know. */
   readonly unknownFields: readonly string[];
+  /** The same, as path values (the schema's walk has their steps). */
+  readonly unknownFieldPaths: readonly FieldPath[];
   /** Causes in values an UPDATE leaves as they were stored (see `stored` of checkSchema). */
   readonly kept: readonly Cause[];
   /**
@@ -116,7 +119,7 @@ export interface SchemaResult {
  * The answer for every valid object, shared: nothing to allocate on the common path. Its arrays
  * are readonly by type rather than frozen: V8 iterates a frozen array on a slower path.
  */
-const VALID: SchemaResult = { causes: [], unknownFields: [], kept: [], nulls: [] };
+const VALID: SchemaResult = { causes: [], unknownFields: [], unknownFieldPaths: [], kept: [], nulls: [] };
 
 /**
  * Runs the schema pass, with `validateFn` compiled from `schema` (by default, compiled here).
@@ -162,25 +165,22 @@ type JsonSchema = {
 
 /** Turns a JSON pointer into a field path, rendering map keys as `[key]` and struct fields as `.name`. */
 export function pointerToPath(rootSchema: object, pointer: string): string {
-  return walkAt(rootSchema, pointer).path;
+  return walkAt(rootSchema, pointer).path.toString();
 }
 
-const ROOT_WALK = (rootSchema: object): Walk => ({ path: '', schema: rootSchema as JsonSchema, segments: [] });
+const ROOT_WALK = (rootSchema: object): Walk => ({ path: FieldPath.root, schema: rootSchema as JsonSchema, segments: [] });
 const walkAt = (rootSchema: object, pointer: string): Walk => (pointer === '' ? ROOT_WALK(rootSchema) : walkOf(rootSchema)(pointer));
 
 /** The same mistakes recur at the same places; the walk through the schema is done once per place. */
 function walkOf(rootSchema: object): (pointer: string) => Walk {
   let walk = walks.get(rootSchema);
   if (!walk) {
-    // The path is made of pieces of the pointer, which may hold a key cut from a whole file: it is kept as a copy.
+    // The keys are pieces of the pointer, which may hold a key cut from a whole file: they are kept as copies.
     // A walk keeps about twice its pointer (path and keys), and there is a cache per kind: 1,024
     // places keep the worst case (pointers of 512 characters) near 2 MiB a kind, 3.3 MiB when
     // every key is in a script outside Latin-1 (two bytes a character).
     walk = memoizeVerdict(
-      (pointer: string) => {
-        const { path, schema, segments } = walkPointer(rootSchema, pointer);
-        return { path: ownCopy(path), schema, segments: segments.map(ownCopy) };
-      },
+      (pointer: string) => walkSegments(rootSchema, pointer.slice(1).split('/').map((segment) => ownCopy(unescapePointer(segment)))),
       { entries: WALKS_KEPT },
     );
     walks.set(rootSchema, walk);
@@ -189,7 +189,8 @@ function walkOf(rootSchema: object): (pointer: string) => Walk {
 }
 
 interface Walk {
-  path: string;
+  /** The field path, made of the segments below: its text is rendered when a cause asks for it. */
+  path: FieldPath;
   schema: JsonSchema | undefined;
   /**
    * The pointer's keys, unescaped. Kept with the walk, the same strings serve every read of the
@@ -209,26 +210,24 @@ const WALKS_KEPT = 1024;
  * Not through ajv's schemaPath, which is relative to whichever function ajv compiled: the
  * causes do not depend on how the validator was split.
  */
-function walkPointer(rootSchema: object, pointer: string): Walk {
+function walkSegments(rootSchema: object, segments: readonly string[]): Walk {
   let schema: JsonSchema | undefined = rootSchema as JsonSchema;
-  let path = '';
-  if (pointer === '') return { path, schema, segments: [] };
-  const segments = pointer.slice(1).split('/').map(unescapePointer);
+  let path = FieldPath.root;
   for (const segment of segments) {
     if (schema?.items && /^\d+$/.test(segment)) {
-      path = index(path, Number(segment));
+      path = path.index(Number(segment));
       schema = schema.items;
     } else if (schema?.properties && segment in schema.properties) {
-      path = child(path, segment);
+      path = path.child(segment);
       schema = schema.properties[segment];
     } else if (schema?.patternProperties) {
-      path = key(path, segment);
+      path = path.key(segment);
       schema = Object.values(schema.patternProperties)[0];
     } else if (schema && typeof schema.additionalProperties === 'object') {
-      path = key(path, segment);
+      path = path.key(segment);
       schema = schema.additionalProperties;
     } else {
-      path = /^\d+$/.test(segment) ? index(path, Number(segment)) : child(path, segment);
+      path = /^\d+$/.test(segment) ? path.index(Number(segment)) : path.child(segment);
       schema = undefined;
     }
   }
@@ -283,6 +282,7 @@ function asStrings(values: readonly unknown[]): string[] {
 function toCauses(rootSchema: object, data: unknown, errors: ErrorObject[], stored: unknown, sectionRole: ((section: string) => SectionRole) | undefined): SchemaResult {
   const all: Cause[] = [];
   const unknownFields: string[] = [];
+  const unknownFieldPaths: FieldPath[] = [];
   const nulls: string[][] = [];
   const keptPaths = new Set<string>();
   let mistypedPaths: Set<string> | undefined;
@@ -314,7 +314,7 @@ function toCauses(rootSchema: object, data: unknown, errors: ErrorObject[], stor
     const walk = walkAt(rootSchema, e.instancePath);
     const path = walk.path;
     if (e.keyword === 'required') {
-      const cause = required(child(path, (e.params as { missingProperty: string }).missingProperty));
+      const cause = required(path.child((e.params as { missingProperty: string }).missingProperty));
       all.push(cause);
       if (deciding) denying++;
       continue;
@@ -322,18 +322,21 @@ function toCauses(rootSchema: object, data: unknown, errors: ErrorObject[], stor
     if (e.keyword === 'additionalProperties') {
       // Those that cannot refuse the write are bounded above; those that can, here: past the bound they only
       // add warnings, or, with strict, causes to an object refused for the ones listed.
-      if (!deciding || ++decidingUnknownFields <= CAUSES_RECORDED) unknownFields.push(child(path, (e.params as { additionalProperty: string }).additionalProperty));
-      else unknownFieldsSkipped = true;
+      if (!deciding || ++decidingUnknownFields <= CAUSES_RECORDED) {
+        const unknown = path.child((e.params as { additionalProperty: string }).additionalProperty);
+        unknownFieldPaths.push(unknown);
+        unknownFields.push(unknown.toString());
+      } else unknownFieldsSkipped = true;
       continue;
     }
     const value = valueAt(data, walk.segments);
     // `field:` with no value is null in YAML: for a required field that is a missing value, never
     // kept, whichever of the field's keywords (type, enum) ajv reports it under.
     const missing = value === null && isRequiredProperty(rootSchema, e.instancePath);
-    if (stored !== undefined && !missing && valueLeftAsStored(value, valueAt(stored, walk.segments))) keptPaths.add(path);
+    if (stored !== undefined && !missing && valueLeftAsStored(value, valueAt(stored, walk.segments))) keptPaths.add(path.toString());
     switch (e.keyword) {
       case 'type':
-        (mistypedPaths ??= new Set()).add(path);
+        (mistypedPaths ??= new Set()).add(path.toString());
         if (missing) {
           // A list that must not be empty says so, as for `[]`.
           const at = walk.schema as { minItems?: number } | undefined;
@@ -391,13 +394,13 @@ function toCauses(rootSchema: object, data: unknown, errors: ErrorObject[], stor
       default:
         all.push(invalid(path, value, `does not satisfy the schema's ${e.keyword}`));
     }
-    if (deciding && all.length > causesBefore && !keptPaths.has(path)) denying++;
+    if (deciding && all.length > causesBefore && !keptPaths.has(path.toString())) denying++;
   }
   const causes = all.length > 1 ? withoutEchoes(all, mistypedPaths) : all;
   const more = truncated || keptSkipped || ignoredSkipped || unknownFieldsSkipped ? { truncated, keptSkipped, ignoredSkipped, unknownFieldsSkipped } : undefined;
-  if (keptPaths.size === 0) return { causes, unknownFields, kept: [], nulls, ...more };
+  if (keptPaths.size === 0) return { causes, unknownFields, unknownFieldPaths, kept: [], nulls, ...more };
   // A Required cause is at the missing field's path, which no kept value has.
-  return { causes: causes.filter((c) => !keptPaths.has(c.field)), unknownFields, kept: causes.filter((c) => keptPaths.has(c.field)), nulls, ...more };
+  return { causes: causes.filter((c) => !keptPaths.has(c.field)), unknownFields, unknownFieldPaths, kept: causes.filter((c) => keptPaths.has(c.field)), nulls, ...more };
 }
 
 const isObjectMetaMapValue = (place: readonly string[]): boolean =>
@@ -445,7 +448,7 @@ function withoutEchoes(causes: Cause[], mistypedPaths: ReadonlySet<string> | und
 }
 
 /** The cause reported for an unknown field when unknown fields are errors. */
-export function unknownFieldCause(path: string): Cause {
+export function unknownFieldCause(path: Field): Cause {
   return forbidden(path, 'unknown field');
 }
 

@@ -2,7 +2,7 @@
 import { isAbsolute, relative } from 'node:path';
 import { lookupsNotSupplied } from '../../engine/validate.js';
 import { defaultsPatch, validate, type ValidationResult } from '../../decode/object.js';
-import { formatCause, type Warning } from '../../engine/field.js';
+import { formatCause, pathOf, type Warning } from '../../engine/field.js';
 import { rulesFor, ruleModules, DEFAULT_GROUP_DOMAIN, apiGroup, apiVersion } from '../../../rules/index.js';
 import { staticLookups } from '../../lookups/static.js';
 import { MORE_CAUSES, type Lookups, type Operation } from '../../engine/rule.js';
@@ -299,7 +299,7 @@ function notServed(kind: string, objectApiVersion: string | undefined, groupDoma
 }
 
 /** `file:line: Warning: Kind "name": text`, at the line of the field the warning is about. */
-const warningLine = (c: Checked, warning: Warning): string => `${c.source.file}:${c.source.lineOf(warning.field)}: Warning: ${displayName(c)}: ${warning.message}`;
+const warningLine = (c: Checked, warning: Warning): string => `${c.source.file}:${c.source.lineOf(pathOf(warning))}: Warning: ${displayName(c)}: ${warning.message}`;
 
 function textReport({ checked, problems, once, summary, strict, operation }: Report, quiet: boolean): string {
   const lines: string[] = [];
@@ -311,7 +311,7 @@ function textReport({ checked, problems, once, summary, strict, operation }: Rep
       if (strict) lines.push(`${where(c)}: error: ${displayName(c)}: ${c.notServed} (an error with --strict)`);
       continue;
     }
-    for (const cause of c.result.causes) lines.push(`${c.source.file}:${c.source.lineOf(cause.field)}: ${displayName(c)} ${refused}: ${formatCause(cause)}`);
+    for (const cause of c.result.causes) lines.push(`${c.source.file}:${c.source.lineOf(pathOf(cause))}: ${displayName(c)} ${refused}: ${formatCause(cause)}`);
     if (c.result.truncated) lines.push(`${where(c)}: ${displayName(c)} ${refused}: ${MORE_CAUSES}`);
     for (const warning of c.warnings!) lines.push(warningLine(c, warning));
     if (c.patch?.length) lines.push(`${where(c)}: ${displayName(c)} defaults: ${JSON.stringify(c.patch)}`);
@@ -343,9 +343,9 @@ function jsonReport({ checked, problems, once, summary, strict, operation }: Rep
       // With --strict an unserved kind fails the run, and says so.
       status: c.result ? (c.result.allowed ? 'valid' : 'invalid') : strict ? 'unserved' : 'skipped',
       ...(c.notServed ? { reason: c.notServed } : {}),
-      causes: (c.result?.causes ?? []).map((cause) => ({ ...cause, line: c.source.lineOf(cause.field) })),
+      causes: (c.result?.causes ?? []).map((cause) => ({ ...cause, line: c.source.lineOf(pathOf(cause)) })),
       ...(c.result?.truncated ? { truncated: true } : {}),
-      warnings: (c.warnings ?? []).map((w) => ({ ...w, line: c.source.lineOf(w.field) })),
+      warnings: (c.warnings ?? []).map((w) => ({ ...w, line: c.source.lineOf(pathOf(w)) })),
       ...(c.patch ? { defaults: c.patch } : {}),
     })),
   };
