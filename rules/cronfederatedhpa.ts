@@ -1,6 +1,6 @@
 /** CronFederatedHPA (autoscaling.<domain>/v1alpha1, namespaced): cron rules that scale a target or a FederatedHPA's bounds. */
-import { Arr, Bool, Int32, INT32_MAX, INT32_MIN, Obj, Opt, ReqStr, Str, Time, envelope, listMap, type Static } from './_shared/schema.js';
-import { add, addWarning, checkUnique, child, fingerprint, fingerprints, index, type Fingerprints, isInt, isRecord, isString, judgedSpec, list, record } from './_shared/checks.js';
+import { Arr, Bool, Int32, Obj, Opt, ReqStr, Str, Time, envelope, listMap, type Static } from './_shared/schema.js';
+import { add, addWarning, checkUnique, child, fingerprint, fingerprints, index, type Fingerprints, isInt32, isRecord, isString, judgedSpec, list, record } from './_shared/checks.js';
 import { duplicate, forbidden, invalid, required } from '../src/engine/field.js';
 import { pathSegmentName } from '../src/checks/names.js';
 import { runsEverySecond } from '../src/checks/cron.js';
@@ -67,7 +67,7 @@ const fhpaApiVersion = (ctx: RuleContext): string => {
 let lastFhpaApiVersion = { groupDomain: '', apiVersion: '' };
 
 /** An int32 the schema accepted; anything else the schema already reported. */
-const int32 = (v: unknown): number | undefined => (isInt(v) && v >= INT32_MIN && v <= INT32_MAX ? v : undefined);
+const int32 = (v: unknown): number | undefined => (isInt32(v) ? v : undefined);
 
 /**
  * Which kind of target the reference names. As in Karmada, only the FederatedHPA's own apiVersion

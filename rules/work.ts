@@ -1,6 +1,6 @@
 /** Work (work.<domain>/v1alpha1, namespaced): manifests to deploy on one member cluster, with per-manifest status. */
-import { Arr, Bool, Conditions, INT32_MAX, Int32, Obj, Opt, RawObject, RawValue, ReqStr, ResourceHealth, Str, envelope, type Static } from './_shared/schema.js';
-import { add, checkConditions, child, fingerprint, fingerprints, index, type Fingerprints, isInt, isRecord, isString, judgedSpec, list, record, tupleKey } from './_shared/checks.js';
+import { Arr, Bool, Conditions, Int32, Obj, Opt, RawObject, RawValue, ReqStr, ResourceHealth, Str, envelope, type Static } from './_shared/schema.js';
+import { add, checkConditions, child, fingerprint, fingerprints, index, type Fingerprints, isInt32, isRecord, isString, judgedSpec, list, record, tupleKey } from './_shared/checks.js';
 import { duplicate, invalid, required, tooMany, type Cause } from '../src/engine/field.js';
 import { storedObject, type DefaultContext, type KindRules, type RuleContext } from '../src/engine/rule.js';
 import { defaultPermanentId } from './_shared/permanent-id.js';
@@ -144,7 +144,7 @@ function validateStatus(work: Work, ctx: RuleContext): void {
   list(status.manifestStatuses).forEach((manifestStatus, i) => {
     const identifier = record(record(manifestStatus).identifier);
     const ordinal = identifier.ordinal;
-    if (!isInt(ordinal) || ordinal < 0 || ordinal > INT32_MAX) return; // the schema reports it
+    if (!isInt32(ordinal) || ordinal < 0) return; // the schema reports it
     const path = child(child(index('status.manifestStatuses', i), 'identifier'), 'ordinal');
     if (count !== undefined && ordinal >= count && !(stored ??= storedIdentifiers(ctx)).has(fingerprint(identifier))) {
       add(ctx, invalid(path, ordinal, `${ordinalRange(count)}: the ordinal is the manifest's position in that list`));

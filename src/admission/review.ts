@@ -6,7 +6,7 @@
 import { judgeDelete as judgeDeletion } from '../engine/validate.js';
 import { mutationOf } from '../engine/defaults.js';
 import { validateKind } from '../decode/object.js';
-import { DEFAULT_GROUP_DOMAIN, apiGroup, rulesFor, supportedKinds } from '../../rules/index.js';
+import { apiGroup, rulesFor, supportedKinds } from '../../rules/index.js';
 import { ContextUnavailableError, OPERATIONS, pickRuleOptions, type KindRules, type Lookups, type MaybePromise, type Operation, type RuleOptions } from '../engine/rule.js';
 import type { ValidationResult } from '../engine/validate.js';
 import { allowed, errored, forbidden, invalid, patched } from './response.js';
@@ -134,7 +134,6 @@ function decode(input: unknown, options: ReviewOptions): Decoded | { error: stri
 
   const kindName = requestKind ?? object.kind;
   const rules = rulesFor(kindName);
-  const groupDomain = options.groupDomain ?? DEFAULT_GROUP_DOMAIN;
   if (!rules) {
     return { error: `kind ${shown(kindName)} is not served by fleetgate; served kinds: ${supportedKinds.join(', ')}` };
   }
@@ -142,8 +141,8 @@ function decode(input: unknown, options: ReviewOptions): Decoded | { error: stri
     return { error: `this endpoint serves ${options.kind}, but the request is for ${rules.kind}` };
   }
   const group = isRecord(request.kind) ? request.kind.group : undefined;
-  if (typeof group === 'string' && group !== apiGroup(rules, groupDomain)) {
-    return { error: `group ${shown(group)} is not served: ${rules.kind} is served in group ${apiGroup(rules, groupDomain)}` };
+  if (typeof group === 'string' && group !== apiGroup(rules, options.groupDomain)) {
+    return { error: `group ${shown(group)} is not served: ${rules.kind} is served in group ${apiGroup(rules, options.groupDomain)}` };
   }
   // The kind's rules would judge an object of another kind, and blame it for what it is not.
   if (requestKind !== undefined && object.kind !== requestKind) {
@@ -192,7 +191,7 @@ function decide(decoded: Decoded, options: ReviewOptions): MaybePromise<Omit<Adm
   if (options.mode === 'mutate') {
     // The patch applies to the object the API server holds, not to the one with the request's namespace filled in.
     const { patch, causes, truncated } = mutationOf(rules, request.object, { operation, subResource, now: options.now, uuid: options.uuid });
-    if (causes) return invalid(rules.kind, apiGroup(rules, options.groupDomain ?? DEFAULT_GROUP_DOMAIN), name(), causes, truncated);
+    if (causes) return invalid(rules.kind, apiGroup(rules, options.groupDomain), name(), causes, truncated);
     return patch.length ? patched(patch) : allowed();
   }
 
@@ -205,7 +204,7 @@ function decide(decoded: Decoded, options: ReviewOptions): MaybePromise<Omit<Adm
     ...pickRuleOptions(options),
   });
   const respond = (r: ValidationResult) => {
-    const response = r.allowed ? allowed() : invalid(rules.kind, apiGroup(rules, options.groupDomain ?? DEFAULT_GROUP_DOMAIN), name(), r.causes, r.truncated);
+    const response = r.allowed ? allowed() : invalid(rules.kind, apiGroup(rules, options.groupDomain), name(), r.causes, r.truncated);
     return r.warnings.length ? { ...response, warnings: r.warnings } : response;
   };
   return result instanceof Promise ? result.then(respond) : respond(result);

@@ -2,7 +2,7 @@
  * ObjectMeta rules the API server applies to every kind (apimachinery's
  * ValidateObjectMeta / ValidateObjectMetaUpdate), with the kind's own name syntax.
  */
-import { child, forbidden, index, invalid, key, required, tooLong } from './field.js';
+import { child, forbidden, index, invalid, key, required, tooLong, type Field } from './field.js';
 import { FieldPath } from './path.js';
 import { dns1123Label, dns1123Subdomain, qualifiedName, labelValue } from '../checks/names.js';
 import { addCause, addWarning, type KindRules, type RuleContext } from './rule.js';
@@ -54,17 +54,7 @@ export function checkMetadata(rules: KindRules, metadata: unknown, ctx: RuleCont
     if (problem) addCause(ctx, invalid(child(path, 'namespace'), namespace, problem));
   }
 
-  if (isRecord(labels)) {
-    for (const k of Object.keys(labels)) {
-      const v = labels[k];
-      const keyProblem = qualifiedName(k);
-      if (keyProblem) addCause(ctx, invalid(child(path, 'labels'), k, keyProblem));
-      if (typeof v === 'string') {
-        const valueProblem = labelValue(v);
-        if (valueProblem) addCause(ctx, invalid(key(child(path, 'labels'), k), v, valueProblem));
-      }
-    }
-  }
+  if (isRecord(labels)) checkLabels(ctx, labels, child(path, 'labels'));
 
   if (isRecord(annotations)) {
     let units = 0;
@@ -103,6 +93,22 @@ export function checkMetadata(rules: KindRules, metadata: unknown, ctx: RuleCont
         addCause(ctx, invalid(index(child(path, 'ownerReferences'), i), reference, 'v1 Event is disallowed from being an owner'));
       }
     });
+  }
+}
+
+/**
+ * Labels, or a selector's matchLabels, at `path`: each key a qualified name (the cause names the
+ * map, as Kubernetes does), each string value a label value (the cause names the key).
+ */
+export function checkLabels(ctx: RuleContext, labels: Record<string, unknown>, path: Field): void {
+  for (const k of Object.keys(labels)) {
+    const v = labels[k];
+    const keyProblem = qualifiedName(k);
+    if (keyProblem) addCause(ctx, invalid(path, k, keyProblem));
+    if (typeof v === 'string') {
+      const valueProblem = labelValue(v);
+      if (valueProblem) addCause(ctx, invalid(key(path, k), v, valueProblem));
+    }
   }
 }
 
