@@ -40,7 +40,31 @@ export function decodeJson(text: string, what: string, findDuplicates: boolean):
     // RangeError from absurd nesting lands here too.
     throw badRequest(`${what}: ${(err as Error).message}`);
   }
-  return { value, duplicates: findDuplicates && mayHaveDuplicates(text, value) ? duplicateKeys(text) : [] };
+  return { value, duplicates: findDuplicates ? duplicateMessages(repeatedKeys(text, value)) : [] };
+}
+
+export interface RepeatedKey {
+  key: string;
+  /** 1-based line of the repeat. */
+  line: number;
+}
+
+/** Every key an object of the JSON `text` (parsed to `value`) repeats, at each repeat, in text order. */
+export function repeatedKeys(text: string, value: unknown): RepeatedKey[] {
+  if (!mayHaveDuplicates(text, value)) return [];
+  const found: RepeatedKey[] = [];
+  const open: Set<string>[] = [];
+  visit(text, {
+    onObjectBegin: () => void open.push(new Set()),
+    onObjectEnd: () => void open.pop(),
+    onObjectProperty: (property, _offset, _length, startLine) => {
+      const keys = open[open.length - 1];
+      if (!keys) return;
+      if (keys.has(property)) found.push({ key: property, line: startLine + 1 });
+      else keys.add(property);
+    },
+  });
+  return found;
 }
 
 /**
@@ -76,23 +100,7 @@ function countProperties(value: unknown): number {
   return count;
 }
 
-function duplicateKeys(text: string): string[] {
-  const found: string[] = [];
-  const seen = new Set<string>();
-  const open: Set<string>[] = [];
-  visit(text, {
-    onObjectBegin: () => void open.push(new Set()),
-    onObjectEnd: () => void open.pop(),
-    onObjectProperty: (property) => {
-      const keys = open[open.length - 1];
-      if (!keys) return;
-      if (keys.has(property)) {
-        const message = `duplicate field ${JSON.stringify(property)}`;
-        // sigs.k8s.io/json reports each distinct message once.
-        if (!seen.has(message)) found.push(message);
-        seen.add(message);
-      } else keys.add(property);
-    },
-  });
-  return found;
+/** `duplicate field "<key>"` once per repeated key, as sigs.k8s.io/json reports them. */
+function duplicateMessages(repeats: readonly RepeatedKey[]): string[] {
+  return [...new Set(repeats.map((r) => `duplicate field ${JSON.stringify(r.key)}`))];
 }
