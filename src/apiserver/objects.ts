@@ -55,8 +55,18 @@ export function prepareForUpdate(object: JsonObject, stored: JsonObject): void {
   const metadata = metadataOf(object);
   const old = metadataOf(stored);
   keepSystemFields(metadata, old);
+  settleGeneration(object, stored);
+}
+
+/**
+ * Generation as the stored one, plus one when anything but metadata changed. The registry settles
+ * it again after admission: kube-apiserver compares after its mutating admission, so a write
+ * whose change the defaults undo (a Work manifest without Karmada's labels) moves nothing.
+ */
+export function settleGeneration(object: JsonObject, stored: JsonObject): void {
+  const old = metadataOf(stored);
   const generation = typeof old.generation === 'number' ? old.generation : 1;
-  metadata.generation = contentChanged(object, stored) ? generation + 1 : generation;
+  metadataOf(object).generation = contentChanged(object, stored) ? generation + 1 : generation;
 }
 
 /** A status update: the stored object with the write's status (and managedFields); nothing else of the write counts. */

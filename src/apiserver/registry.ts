@@ -15,13 +15,14 @@ import {
   prepareForStatusUpdate,
   prepareForUpdate,
   resourceVersionOf,
+  settleGeneration,
   withoutResourceVersion,
 } from './objects.js';
 import { ApiError, alreadyExists, badRequest, conflict, expired, invalid, notFound, resourceVersionOnCreate, serviceUnavailable, timeout, type Status } from './status.js';
 import type { ApiResource as Resource } from './resources.js';
 import { objectKey } from './keys.js';
 import { copyJson, isRecordValue, type JsonObject } from './json.js';
-import { apply, managedFieldsShapeError, trackUpdate, type KindInfo } from './apply/index.js';
+import { apply, keepTimesOfUnchangedObject, managedFieldsShapeError, trackUpdate, type KindInfo } from './apply/index.js';
 import { topologyOf } from './apply/topology.js';
 import { rulesFor } from '../../rules/index.js';
 
@@ -279,8 +280,11 @@ export class Registry {
               this.options.admission,
             );
             warnings = admitted.warnings;
-            if (isBeingDeleted(stored) && finalizersOf(admitted.object).length === 0) throw new EmptiedFinalizers(admitted.object, storedVersion);
-            return withoutResourceVersion(admitted.object);
+            // kube-apiserver compares after its mutating admission: a change the defaults undo moves nothing.
+            if (subResource !== 'status') settleGeneration(admitted.object, stored);
+            const settled = keepTimesOfUnchangedObject(admitted.object, stored) as JsonObject;
+            if (isBeingDeleted(stored) && finalizersOf(settled).length === 0) throw new EmptiedFinalizers(settled, storedVersion);
+            return withoutResourceVersion(settled);
           },
           { dryRun: request.dryRun },
         );

@@ -426,3 +426,38 @@ describe('every write of the fixture cluster', () => {
     expect(entryOf(reported.body, 'cluster-controller')?.fieldsV1['f:status']['f:conditions']).toEqual({ 'k:{"type":"Ready"}': { '.': {}, 'f:lastTransitionTime': {}, 'f:message': {}, 'f:reason': {}, 'f:status': {}, 'f:type': {} } });
   });
 });
+
+describe('a write whose change admission undoes (kube’s IgnoreManagedFieldsTimestampsTransformer)', () => {
+  // A Work whose manifest lacks what Karmada's mutations give it (the permanent-id label, the managed-keys records).
+  const work = {
+    apiVersion: 'work.karmada.io/v1alpha1',
+    kind: 'Work',
+    metadata: { name: 'w1', namespace: 'karmada-es-member1', labels: { 'work.karmada.io/permanent-id': '1f0e7e76-3b6b-4f4c-9d0a-2b4a1f6c8e11' } },
+    spec: { workload: { manifests: [{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'settings', namespace: 'default' }, data: { mode: 'fast' } }] } },
+  };
+  const path = `${WORKS}/w1`;
+
+  it('stores nothing, though the applier’s entry was re-timed: the stored times, generation and resourceVersion stay', async () => {
+    let minute = 1;
+    const clock = startApi({ now: () => new Date(Date.UTC(2026, 0, 1, 0, minute)) });
+    try {
+      // Karmada's mutations label the Work's manifests: the applied list (atomic) differs from the stored one every time.
+      const created = await clock.patch(`${path}?fieldManager=gitops`, JSON.stringify(work), APPLY);
+      expect(created.status, created.text).toBe(201);
+      expect(created.body.spec.workload.manifests[0].metadata.labels['work.karmada.io/permanent-id']).toBeDefined();
+      minute = 5;
+      const again = await clock.patch(`${path}?fieldManager=gitops`, JSON.stringify(work), APPLY);
+      expect(again.status).toBe(200);
+      expect(again.body).toEqual(created.body);
+      expect(again.body.metadata.managedFields[0].time).toBe('2026-01-01T00:01:00Z');
+      // A real change is timed and stored.
+      minute = 9;
+      const changed = await clock.patch(`${path}?fieldManager=gitops`, JSON.stringify({ ...work, metadata: { ...work.metadata, labels: { ...work.metadata.labels, team: 'a' } } }), APPLY);
+      expect(changed.body.metadata.resourceVersion).not.toBe(created.body.metadata.resourceVersion);
+      expect(changed.body.metadata.managedFields[0].time).toBe('2026-01-01T00:09:00Z');
+      expect(changed.body.metadata.generation).toBe(1);
+    } finally {
+      await clock.close();
+    }
+  });
+});

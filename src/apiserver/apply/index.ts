@@ -42,6 +42,7 @@ import { topologyOf, type Topology } from './topology.js';
 
 export { checkPatchOptions, fieldManagerCauses, managerOrUserAgent, patchOptionsCauses, APPLY_PATCH } from './requests.js';
 export { managedFieldsShapeError } from './managed-fields.js';
+export { keepTimesOfUnchangedObject } from './timestamps.js';
 export type { KubeStatus } from './conflict.js';
 export type { ManagedFieldsEntry } from './managed-fields.js';
 
