@@ -10,7 +10,7 @@
  */
 import { LineCounter, isScalar, parseAllDocuments, visit } from 'yaml';
 import { KUBECTL_YAML } from '../yaml.js';
-import { repeatedKeys, type RepeatedKey } from './body.js';
+import { checkDepth, repeatedKeys, type RepeatedKey } from './body.js';
 import { goQuote } from './apply/go-text.js';
 import { badRequest } from './status.js';
 
@@ -29,7 +29,10 @@ export function readAppliedBody(text: string): AppliedBody {
     } catch {
       value = undefined; // YAML that starts with a flow mapping, or broken JSON: the YAML reader says which
     }
-    if (value !== undefined) return { value, repeatedKeys: repeatedText(repeatedKeys(text, value)) };
+    if (value !== undefined) {
+      checkDepth(text, 'error decoding YAML');
+      return { value, repeatedKeys: repeatedText(repeatedKeys(text, value)) };
+    }
   }
   return readYaml(text);
 }

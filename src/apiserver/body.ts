@@ -40,7 +40,31 @@ export function decodeJson(text: string, what: string, findDuplicates: boolean):
     // RangeError from absurd nesting lands here too.
     throw badRequest(`${what}: ${(err as Error).message}`);
   }
+  checkDepth(text, what);
   return { value, duplicates: findDuplicates ? duplicateMessages(repeatedKeys(text, value)) : [] };
+}
+
+/** apimachinery's limit on the nesting of a JSON body (util/json's maxDepth). */
+export const MAX_JSON_DEPTH = 10_000;
+
+/**
+ * Refuses (400) a JSON text nested deeper than MAX_JSON_DEPTH, as kube-apiserver's decoder does.
+ * JSON.parse takes far deeper text than JSON.stringify, and the copies every write makes, can
+ * handle: past this, a body would end in a stack overflow rather than an answer.
+ */
+export function checkDepth(text: string, what: string): void {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++; // backslash: the next character is escaped
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x7b || c === 0x5b) {
+      if (++depth > MAX_JSON_DEPTH) throw badRequest(`${what}: exceeded max depth of ${MAX_JSON_DEPTH}`);
+    } else if (c === 0x7d || c === 0x5d) depth--;
+  }
 }
 
 export interface RepeatedKey {
@@ -87,15 +111,22 @@ function mayHaveDuplicates(text: string, value: unknown): boolean {
   return colons !== countProperties(value);
 }
 
+/** Object properties in a parsed value, at any depth (its own stack: JSON.parse takes nesting a recursion overflows on). */
 function countProperties(value: unknown): number {
-  if (typeof value !== 'object' || value === null) return 0;
   let count = 0;
-  if (Array.isArray(value)) {
-    for (const item of value) count += countProperties(item);
-    return count;
-  }
-  for (const key in value) {
-    if (Object.hasOwn(value, key)) count += 1 + countProperties((value as Record<string, unknown>)[key]);
+  const pending: unknown[] = [value];
+  while (pending.length > 0) {
+    const v = pending.pop();
+    if (typeof v !== 'object' || v === null) continue;
+    if (Array.isArray(v)) {
+      for (const item of v) pending.push(item);
+      continue;
+    }
+    for (const key in v) {
+      if (!Object.hasOwn(v, key)) continue;
+      count++;
+      pending.push((v as Record<string, unknown>)[key]);
+    }
   }
   return count;
 }

@@ -76,6 +76,17 @@ describe('create', () => {
     expect((await api.get(`${CLUSTERS}/m1`)).status).toBe(404);
   });
 
+  it('a body nested deeper than kube’s limit is a 400 for a create and for a merge patch, never a crash', async () => {
+    const depth = 100_000;
+    const deep = `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`;
+    const created = await api.post(CLUSTERS, `{"apiVersion":"cluster.karmada.io/v1alpha1","kind":"Cluster","metadata":{"name":"deep"},"spec":{"syncMode":"Push","x":${deep}}}`);
+    expect(created.status).toBe(400);
+    expect(created.body.message).toBe('Cluster in version "v1alpha1" cannot be handled as a Cluster: exceeded max depth of 10000');
+    await api.post(CLUSTERS, cluster);
+    const patched = await api.patch(`${CLUSTERS}/member1`, `{"spec":{"x":${deep}}}`, 'application/merge-patch+json');
+    expect(patched.status).toBe(400);
+  });
+
   it('names an object from generateName', async () => {
     const c = copy(cluster);
     delete c.metadata.name;

@@ -242,6 +242,18 @@ describe('apply (PATCH application/apply-patch+yaml)', () => {
     expect((await api.get(`${CLUSTERS}/m1`)).status).toBe(404);
   });
 
+  it('a body nested absurdly deep is a 400, in JSON and in YAML', async () => {
+    const depth = 100_000;
+    const json = `{"apiVersion":"${API}","kind":"Cluster","metadata":{"name":"m1"},"spec":{"x":${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}}}`;
+    const deepJson = await applyAs('flux', json);
+    expect(deepJson.status).toBe(400);
+    expect(deepJson.body.message).toBe('error decoding YAML: exceeded max depth of 10000');
+    const yaml = `apiVersion: ${API}\nkind: Cluster\nmetadata: {name: m1}\nspec: {x: ${'['.repeat(depth)}${']'.repeat(depth)}}\n`;
+    const deepYaml = await applyAs('flux', yaml);
+    expect(deepYaml.status).toBe(400);
+    expect((await api.get(`${CLUSTERS}/m1`)).status).toBe(404);
+  });
+
   it('applies a namespaced kind in the URL’s namespace, and refuses another', async () => {
     const body = { apiVersion: 'work.karmada.io/v1alpha1', kind: 'Work', metadata: { name: 'w1' }, spec: { workload: { manifests: [] } } };
     const created = await applyAs('flux', body, '', `${WORKS}/w1`);
