@@ -242,6 +242,45 @@ describe('apply (PATCH application/apply-patch+yaml)', () => {
     expect((await api.get(`${CLUSTERS}/m1`)).status).toBe(404);
   });
 
+  it('concurrent applies to a missing object: one creates it, the others apply to it, nothing is lost', async () => {
+    const managersOf = Array.from({ length: 8 }, (_, i) => `team-${i}`);
+    // Every apply reads the object before any creates it: the first eight reads wait for one another.
+    const base = createMemoryStorage();
+    const held: (() => void)[] = [];
+    const racing = new Proxy(base, {
+      get(target, prop) {
+        if (prop === 'get') {
+          return async (key: string) => {
+            const found = await target.get(key);
+            if (held.length < managersOf.length) {
+              await new Promise<void>((release) => {
+                held.push(release);
+                if (held.length === managersOf.length) held.forEach((r) => r());
+              });
+            }
+            return found;
+          };
+        }
+        const value = Reflect.get(target, prop) as unknown;
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    const raced = startApi({ storage: racing });
+    try {
+      const results = await Promise.all(
+        managersOf.map((m, i) =>
+          raced.patch(`${CLUSTERS}/m1?fieldManager=${m}`, JSON.stringify(manifest({ syncMode: 'Push', apiEndpoint: 'https://m1.example.com:6443' }, { labels: { [m]: `${i}` } })), APPLY),
+        ),
+      );
+      expect(results.map((r) => r.status).sort()).toEqual([200, 200, 200, 200, 200, 200, 200, 201]);
+      const stored = (await raced.get(`${CLUSTERS}/m1`)).body;
+      expect(Object.keys(stored.metadata.labels).sort()).toEqual(managersOf);
+      expect(managed(stored).map((e) => e.manager).sort()).toEqual(managersOf);
+    } finally {
+      await raced.close();
+    }
+  });
+
   it('a body nested absurdly deep is a 400, in JSON and in YAML', async () => {
     const depth = 100_000;
     const json = `{"apiVersion":"${API}","kind":"Cluster","metadata":{"name":"m1"},"spec":{"x":${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}}}`;
