@@ -69,7 +69,11 @@ export function settleGeneration(object: JsonObject, stored: JsonObject): void {
   metadataOf(object).generation = contentChanged(object, stored) ? generation + 1 : generation;
 }
 
-/** A status update: the stored object with the write's status (and managedFields); nothing else of the write counts. */
+/**
+ * A status update: the stored object with the write's status and managedFields (as the status
+ * strategy keeps them: the field manager has worked them out, and none means none); nothing else
+ * of the write counts.
+ */
 export function prepareForStatusUpdate(object: JsonObject, stored: JsonObject): JsonObject {
   const next = copyJson(stored);
   if (Object.hasOwn(object, 'status')) next.status = object.status;
@@ -77,6 +81,7 @@ export function prepareForStatusUpdate(object: JsonObject, stored: JsonObject): 
   const written = isRecordValue(object.metadata) ? object.metadata : {};
   const metadata = metadataOf(next);
   if (written.managedFields !== undefined) metadata.managedFields = written.managedFields;
+  else delete metadata.managedFields;
   return next;
 }
 

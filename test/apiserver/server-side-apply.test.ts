@@ -214,6 +214,18 @@ describe('apply (PATCH application/apply-patch+yaml)', () => {
     expect(main.body.status).toEqual({ kubernetesVersion: 'v1.31.2' });
   });
 
+  it('a status apply that leaves no manager stores no managedFields, and prunes what it owned', async () => {
+    await applyAs('flux', manifest());
+    await api.patch(`${CLUSTERS}/m1`, { metadata: { managedFields: [] } }, MERGE);
+    const statusPath = `${CLUSTERS}/m1/status`;
+    const reported = await applyAs('agent', { apiVersion: API, kind: 'Cluster', metadata: { name: 'm1' }, status: { kubernetesVersion: 'v1.31.2' } }, '', statusPath);
+    expect(managed(reported.body).map((e) => `${e.manager} ${e.subresource}`)).toEqual(['agent status']);
+    const withdrawn = await applyAs('agent', { apiVersion: API, kind: 'Cluster', metadata: { name: 'm1' } }, '', statusPath);
+    expect(withdrawn.status).toBe(200);
+    expect(withdrawn.body.status?.kubernetesVersion).toBeUndefined();
+    expect(withdrawn.body.metadata.managedFields).toBeUndefined();
+  });
+
   it('a resourceVersion in the applied configuration is a precondition', async () => {
     const created = await applyAs('flux', manifest());
     await api.patch(`${CLUSTERS}/m1`, { metadata: { labels: { moved: 'yes' } } }, MERGE);
