@@ -42,7 +42,8 @@ suite(title('kubectl apply --server-side against fleetgate apiserver'), () => {
     expect(res.code, res.stderr).toBe(0);
     return JSON.parse(res.stdout);
   };
-  const managers = (object: any): string[] => (object.metadata.managedFields ?? []).map((e: any) => `${e.manager} ${e.operation}${e.subresource ? ` ${e.subresource}` : ''}`);
+  /** The entries' managers, sorted: kube orders entries by time, which a busy machine can make a second later or not. */
+  const managers = (object: any): string[] => (object.metadata.managedFields ?? []).map((e: any) => `${e.manager} ${e.operation}${e.subresource ? ` ${e.subresource}` : ''}`).sort();
 
   it('creates, re-applies unchanged without a new resourceVersion, applies a change, prunes a field removed from the manifest', async () => {
     const spec = ['syncMode: Push', 'apiEndpoint: https://ssa-1.example.com:6443', 'region: eu', 'taints:', '- {key: dedicated, value: gpu, effect: NoSchedule}'];
