@@ -3,9 +3,11 @@
  * reads them (apimachinery `meta/v1/validation`: ValidateCreateOptions, ValidateUpdateOptions,
  * ValidatePatchOptions, ValidateDeleteOptions). A bad option is a 422 on the options kind, as there.
  */
-import type { Cause } from '../index.js';
+import { notSupported, type Cause } from '../engine/field.js';
+import { FieldPath } from '../engine/path.js';
 import { fieldValidationOf, type FieldValidation } from './admission.js';
 import { invalid, type ApiError } from './status.js';
+import { fieldManagerCauses, managerOrUserAgent, patchOptionsCauses } from './apply/index.js';
 import { isRecordValue, type JsonObject } from './json.js';
 
 export type Query = Record<string, string | string[] | undefined>;
@@ -22,56 +24,48 @@ const params = (query: Query, name: string): string[] => {
 
 const optionsError = (kind: string, causes: Cause[]): ApiError => invalid({ group: 'meta.k8s.io', kind }, '', causes);
 
-const notSupported = (field: string, value: string, supported: string[]): Cause => ({
-  type: 'FieldValueNotSupported',
-  field,
-  message: `Unsupported value: ${JSON.stringify(value)}: supported values: ${supported.map((s) => JSON.stringify(s)).join(', ')}`,
-});
+const DRY_RUN = FieldPath.root.child('dryRun');
+const FIELD_VALIDATION = FieldPath.root.child('fieldValidation');
+const DRY_RUN_VALUES: readonly string[] = ['All'];
+const FIELD_VALIDATION_VALUES: readonly string[] = ['', 'Ignore', 'Strict', 'Warn'];
 
 function dryRunCauses(values: readonly unknown[]): Cause[] {
-  return values.filter((v) => v !== 'All').map((v) => notSupported('dryRun', String(v), ['All']));
-}
-
-/** Field manager names: at most 128 printable characters (ValidateFieldManager). */
-function fieldManagerCauses(manager: string | undefined): Cause[] {
-  if (manager === undefined) return [];
-  if (manager.length > 128) return [{ type: 'FieldValueTooLong', field: 'fieldManager', message: 'Too long: may not be more than 128 bytes' }];
-  // eslint-disable-next-line no-control-regex
-  if (/[^\x20-\x7e\u00a0-\uffff]/.test(manager)) return [{ type: 'FieldValueInvalid', field: 'fieldManager', message: `Invalid value: ${JSON.stringify(manager)}: must only contain printable characters` }];
-  return [];
+  return values.filter((v) => v !== 'All').map((v) => notSupported(DRY_RUN, String(v), DRY_RUN_VALUES));
 }
 
 export interface WriteOptions {
   dryRun: boolean;
   fieldValidation: FieldValidation;
-  /** `fieldManager`, or the User-Agent's product before its `/` (managerOrUserAgent). */
+  /** The manager the write is recorded under in managedFields: `fieldManager`, or the User-Agent's product (managerOrUserAgent). */
   manager: string;
+  /** Apply patches only: take over the fields other managers own. */
   force: boolean;
 }
 
-/** The options of a create, update or patch; `kind` names them in errors. */
-export function writeOptions(kind: 'CreateOptions' | 'UpdateOptions' | 'PatchOptions', query: Query, userAgent: string | undefined, applyPatch = false): WriteOptions {
+/**
+ * The options of a create, update or patch, checked in kube's order (the PatchOptions' force and
+ * fieldManager rules, then fieldManager, dryRun, fieldValidation); `kind` names them in errors.
+ * `patchMediaType` is a patch's Content-Type (an apply patch requires fieldManager and takes force).
+ */
+export function writeOptions(kind: 'CreateOptions' | 'UpdateOptions' | 'PatchOptions', query: Query, userAgent: string | undefined, patchMediaType?: string): WriteOptions {
   const dryRun = params(query, 'dryRun');
   const manager = param(query, 'fieldManager');
   const validation = param(query, 'fieldValidation');
   const fieldValidation = fieldValidationOf(validation);
   const force = param(query, 'force');
-  const causes = [...dryRunCauses(dryRun), ...fieldManagerCauses(manager)];
-  if (!fieldValidation) causes.push(notSupported('fieldValidation', validation!, ['', 'Ignore', 'Strict', 'Warn']));
-  if (kind === 'PatchOptions' && force !== undefined && !applyPatch) causes.push({ type: 'FieldValueForbidden', field: 'force', message: 'Forbidden: may not be specified for non-apply patch' });
+  const causes =
+    kind === 'PatchOptions'
+      ? patchOptionsCauses({ patchType: patchMediaType ?? '', ...(manager !== undefined ? { fieldManager: manager } : {}), forceGiven: force !== undefined })
+      : fieldManagerCauses(manager ?? '');
+  causes.push(...dryRunCauses(dryRun));
+  if (!fieldValidation) causes.push(notSupported(FIELD_VALIDATION, validation!, FIELD_VALIDATION_VALUES));
   if (causes.length) throw optionsError(kind, causes);
   return {
     dryRun: dryRun.length > 0,
     fieldValidation: fieldValidation!,
-    manager: manager ?? managerFromUserAgent(userAgent),
+    manager: managerOrUserAgent(manager, userAgent),
     force: force === 'true',
   };
-}
-
-/** `kubectl/v1.32.4 (linux/amd64) …` → `kubectl`. */
-function managerFromUserAgent(userAgent: string | undefined): string {
-  const product = (userAgent ?? '').split('/')[0]!.trim();
-  return product.length > 128 ? product.slice(0, 128) : product;
 }
 
 export interface DeleteOptions {
@@ -82,7 +76,8 @@ export interface DeleteOptions {
   ignoreStoreReadError: boolean;
 }
 
-const PROPAGATION_POLICIES = ['Orphan', 'Background', 'Foreground'];
+const PROPAGATION_POLICIES: readonly string[] = ['Orphan', 'Background', 'Foreground'];
+const PROPAGATION_POLICY = FieldPath.root.child('propagationPolicy');
 
 /**
  * DeleteOptions from the body when there is one, else from the query (apiserver `handlers/delete.go`).
@@ -94,7 +89,7 @@ export function deleteOptions(body: unknown, query: Query, ignoreStoreReadErrorP
   const dryRun = Array.isArray(source.dryRun) ? (source.dryRun as unknown[]) : source.dryRun === undefined ? [] : [source.dryRun];
   causes.push(...dryRunCauses(dryRun));
   const policy = source.propagationPolicy;
-  if (policy !== undefined && policy !== null && !PROPAGATION_POLICIES.includes(String(policy))) causes.push(notSupported('propagationPolicy', String(policy), PROPAGATION_POLICIES));
+  if (policy !== undefined && policy !== null && !PROPAGATION_POLICIES.includes(String(policy))) causes.push(notSupported(PROPAGATION_POLICY, String(policy), PROPAGATION_POLICIES));
   if (policy != null && source.orphanDependents != null) {
     causes.push({ type: 'FieldValueInvalid', field: 'propagationPolicy', message: `Invalid value: ${JSON.stringify(String(policy))}: orphanDependents and deletionPropagation cannot be both set` });
   }
