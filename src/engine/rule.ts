@@ -190,6 +190,9 @@ export interface KindRules<T = any> {
 /** The domain of the API groups when none is given: `<group>.karmada.io`. */
 export const DEFAULT_GROUP_DOMAIN = 'karmada.io';
 
+/** The group domain an option gives, or the default: every entry point resolves it here. */
+export const groupDomainOf = (given: string | undefined): string => given ?? DEFAULT_GROUP_DOMAIN;
+
 /** `cluster.karmada.io`, or the group under another domain. */
 export const apiGroup = (rules: Pick<KindRules, 'group'>, groupDomain = DEFAULT_GROUP_DOMAIN): string => `${rules.group}.${groupDomain}`;
 

@@ -6,7 +6,7 @@
 import { causeKey, keptWarning, notSupported, sectionOf, type Cause, type Field, type Warning } from './field.js';
 import { checkSchema, kindValidator, readNulls, unknownFieldCause, type SchemaResult } from '../schema/pass.js';
 import { checkMetadata, checkMetadataUpdate } from './metadata.js';
-import { addCause, addWarning, apiVersion, recordWarning, DEFAULT_GROUP_DOMAIN, UNKNOWN_SECTION, MAX_CAUSES, MAX_WARNINGS, MORE_WARNINGS, type KindRules, type Lookups, type MaybePromise, type Operation, type RuleContext, type RuleOptions } from './rule.js';
+import { addCause, addWarning, apiVersion, recordWarning, groupDomainOf, UNKNOWN_SECTION, MAX_CAUSES, MAX_WARNINGS, MORE_WARNINGS, type KindRules, type Lookups, type MaybePromise, type Operation, type RuleContext, type RuleOptions } from './rule.js';
 import { isRecord } from '../util/is.js';
 import { inObjectOrder } from './object-order.js';
 import { deletionProtectionCause } from './deletion-protection.js';
@@ -85,7 +85,7 @@ export function judgeObject(rules: KindRules, object: Record<string, unknown>, o
 
 /** A judgement's context: what the rules read, and where they record what they find. */
 function newContext(operation: Operation, oldObject: unknown, options: ValidateOptions): RuleContext {
-  return { operation, oldObject, subResource: options.subResource ?? '', groupDomain: options.groupDomain ?? DEFAULT_GROUP_DOMAIN, options, causes: [], warnings: [] };
+  return { operation, oldObject, subResource: options.subResource ?? '', groupDomain: groupDomainOf(options.groupDomain), options, causes: [], warnings: [] };
 }
 
 /**

@@ -31,7 +31,8 @@ export function staticLookups(objects: readonly Record<string, unknown>[], group
   };
 }
 
-const CONFIG_V1ALPHA1 = /^config\.[^/]+\/v1alpha1$/;
+/** The customizations' apiVersion under any group domain: `config.<domain>/v1alpha1`. */
+const CONFIG_V1ALPHA1 = new RegExp(`^${CUSTOMIZATION.group}\\.[^/]+/${CUSTOMIZATION.version}$`);
 
 /** Lookups from files; throws on the first file that cannot be read, naming its position. */
 export function loadContext(paths: readonly string[], groupDomain?: string): Lookups {
