@@ -4,7 +4,9 @@
  * the causes in object order. The kind's rules come in as an argument: the engine knows no registry.
  */
 import { causeKey, keptWarning, notSupported, sectionOf, type Cause, type Field, type Warning } from './field.js';
-import { checkSchema, kindValidator, readNulls, unknownFieldCause, type SchemaResult } from '../schema/pass.js';
+import { checkSchema, unknownFieldCause, type SchemaResult } from '../schema/pass.js';
+import { kindValidator } from '../schema/validators.js';
+import { readNulls } from '../schema/nulls.js';
 import { checkMetadata, checkMetadataUpdate } from './metadata.js';
 import { addCause, addWarning, apiVersion, recordWarning, groupDomainOf, UNKNOWN_SECTION, MAX_CAUSES, MAX_WARNINGS, MORE_WARNINGS, type KindRules, type Lookups, type MaybePromise, type Operation, type RuleContext, type RuleOptions } from './rule.js';
 import { isRecord } from '../util/is.js';

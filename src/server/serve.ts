@@ -14,7 +14,7 @@ import { listening } from './listening.js';
 import { createProbeServer, listen, reloadCertificatesOnChange, secureContext, tlsFiles, trackRequests } from './https.js';
 import { ruleModules } from '../../rules/index.js';
 import { groupDomainOf } from '../engine/rule.js';
-import { kindValidator } from '../schema/pass.js';
+import { kindValidator } from '../schema/validators.js';
 
 export interface ServeOptions extends Omit<AppOptions, 'metrics' | 'logger'> {
   port?: number;

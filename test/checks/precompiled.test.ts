@@ -8,7 +8,7 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { ValidateFunction } from 'ajv';
-import { compile } from '../../src/schema/pass.js';
+import { compile } from '../../src/schema/validators.js';
 import { ajvFormats } from '../../src/schema/formats.js';
 import { AJV_OPTIONS, GENERATED_VALIDATORS, KUBERNETES_KEYWORDS, schemaHash, splitLargeSubschemas } from '../../src/schema/compiler.js';
 import { ruleModules, rulesFor } from '../../rules/index.js';
