@@ -11,6 +11,7 @@ import { add, checkClusterAffinity, checkConditions, checkUnique, child, index, 
 import { duplicate, invalid } from '../src/engine/field.js';
 import type { DefaultContext, KindRules, RuleContext } from '../src/engine/rule.js';
 import { defaultPermanentId } from './_shared/permanent-id.js';
+import { FieldPath } from '../src/engine/path.js';
 
 
 const ObjectReference = Obj({
@@ -172,14 +173,14 @@ const EVICTION_REASON = /^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$/;
 const EVICTION_REASON_MESSAGE =
   "should match '^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$': a letter, then letters, digits, '_', ',' or ':', ending in a letter, digit or '_' (e.g. 'ApplicationFailure')";
 
-function checkClusterNamesUnique(ctx: RuleContext, clusters: unknown, path: string): void {
+function checkClusterNamesUnique(ctx: RuleContext, clusters: unknown, path: FieldPath): void {
   checkUnique(ctx, list(clusters), (c) => record(c).name, (c, i) =>
     duplicate(child(index(path, i), 'name'), record(c).name, 'a cluster may appear once'),
   );
 }
 
 /** Every cluster affinity of a placement gets the same checks as ClusterTaintPolicy's and ResourceRegistry's. */
-function checkPlacementAffinities(ctx: RuleContext, placement: unknown, path: string): void {
+function checkPlacementAffinities(ctx: RuleContext, placement: unknown, path: FieldPath): void {
   const p = record(placement);
   if (p.clusterAffinity !== undefined) checkClusterAffinity(ctx, p.clusterAffinity, child(path, 'clusterAffinity'));
   list(p.clusterAffinities).forEach((affinity, i) => {
@@ -195,24 +196,24 @@ function checkPlacementAffinities(ctx: RuleContext, placement: unknown, path: st
 
 function validate(binding: ClusterResourceBinding, ctx: RuleContext): void {
   const spec = record(binding.spec);
-  checkPlacementAffinities(ctx, spec.placement, 'spec.placement');
-  checkClusterNamesUnique(ctx, spec.clusters, 'spec.clusters');
+  checkPlacementAffinities(ctx, spec.placement, FieldPath.of('spec', 'placement'));
+  checkClusterNamesUnique(ctx, spec.clusters, FieldPath.of('spec', 'clusters'));
   list(spec.requiredBy).forEach((snapshot, i) => {
-    checkClusterNamesUnique(ctx, record(snapshot).clusters, child(index('spec.requiredBy', i), 'clusters'));
+    checkClusterNamesUnique(ctx, record(snapshot).clusters, child(index(FieldPath.of('spec', 'requiredBy'), i), 'clusters'));
   });
   list(spec.gracefulEvictionTasks).forEach((task, i) => {
     const reason = record(task).reason;
     if (isString(reason) && reason !== '' && !EVICTION_REASON.test(reason)) {
-      add(ctx, invalid(child(index('spec.gracefulEvictionTasks', i), 'reason'), reason, EVICTION_REASON_MESSAGE));
+      add(ctx, invalid(child(index(FieldPath.of('spec', 'gracefulEvictionTasks'), i), 'reason'), reason, EVICTION_REASON_MESSAGE));
     }
   });
 }
 
 function validateStatus(binding: ClusterResourceBinding, ctx: RuleContext): void {
   const status = record(binding.status);
-  checkConditions(ctx, status.conditions, 'status.conditions');
+  checkConditions(ctx, status.conditions, FieldPath.of('status', 'conditions'));
   checkUnique(ctx, list(status.aggregatedStatus), (s) => record(s).clusterName, (s, i) =>
-    duplicate(child(index('status.aggregatedStatus', i), 'clusterName'), record(s).clusterName, 'each cluster has one aggregated status'),
+    duplicate(child(index(FieldPath.of('status', 'aggregatedStatus'), i), 'clusterName'), record(s).clusterName, 'each cluster has one aggregated status'),
   );
 }
 

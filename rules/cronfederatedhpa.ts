@@ -5,6 +5,7 @@ import { duplicate, forbidden, invalid, required } from '../src/engine/field.js'
 import { pathSegmentName } from '../src/checks/names.js';
 import { runsEverySecond } from '../src/checks/cron.js';
 import type { DefaultContext, KindRules, RuleContext } from '../src/engine/rule.js';
+import { FieldPath } from '../src/engine/path.js';
 
 export const DEFAULT_HISTORY_LIMIT = 3;
 const FEDERATED_HPA = 'FederatedHPA';
@@ -85,11 +86,11 @@ function targetOf(ref: unknown, ctx: RuleContext): Target {
 function checkScaleTargetRef(ref: unknown, ctx: RuleContext): void {
   const r = record(ref);
   if (r.apiVersion === fhpaApiVersion(ctx) && isString(r.kind) && r.kind !== '' && !pathSegmentName(r.kind) && r.kind !== FEDERATED_HPA) {
-    add(ctx, invalid('spec.scaleTargetRef.kind', r.kind, `invalid scaleTargetRef kind: ${r.kind}, only support ${FEDERATED_HPA}`));
+    add(ctx, invalid(FieldPath.of('spec', 'scaleTargetRef', 'kind'), r.kind, `invalid scaleTargetRef kind: ${r.kind}, only support ${FEDERATED_HPA}`));
   }
 }
 
-function checkFederatedHPAReplicas(rule: Record<string, unknown>, path: string, ctx: RuleContext): void {
+function checkFederatedHPAReplicas(rule: Record<string, unknown>, path: FieldPath, ctx: RuleContext): void {
   if (rule.targetMinReplicas === undefined && rule.targetMaxReplicas === undefined) {
     add(ctx, invalid(child(path, 'targetMaxReplicas'), '', 'targetMinReplicas and targetMaxReplicas cannot be nil at the same time if you want to scale FederatedHPA'));
   }
@@ -107,7 +108,7 @@ function checkFederatedHPAReplicas(rule: Record<string, unknown>, path: string, 
 
 const FHPA_ONLY_FIELDS = ['targetMinReplicas', 'targetMaxReplicas'] as const;
 
-function checkWorkloadReplicas(rule: Record<string, unknown>, path: string, ctx: RuleContext): void {
+function checkWorkloadReplicas(rule: Record<string, unknown>, path: FieldPath, ctx: RuleContext): void {
   const replicas = int32(rule.targetReplicas);
   if (rule.targetReplicas === undefined) addWarning(ctx, path, `${path}: no targetReplicas, so this rule changes nothing`);
   else if (replicas !== undefined && replicas < 0) add(ctx, invalid(child(path, 'targetReplicas'), replicas, 'targetReplicas should be larger than or equal to 0'));
@@ -123,10 +124,10 @@ function validate(cron: CronFederatedHPA, ctx: RuleContext): void {
   checkScaleTargetRef(spec.scaleTargetRef, ctx);
   const target = targetOf(spec.scaleTargetRef, ctx);
   const rules = list(spec.rules);
-  checkUnique(ctx, rules, (r) => record(r).name, (r, i) => duplicate(child(index('spec.rules', i), 'name'), record(r).name));
+  checkUnique(ctx, rules, (r) => record(r).name, (r, i) => duplicate(child(index(FieldPath.of('spec', 'rules'), i), 'name'), record(r).name));
   rules.forEach((rule, i) => {
     if (!isRecord(rule)) return;
-    const path = index('spec.rules', i);
+    const path = index(FieldPath.of('spec', 'rules'), i);
     if (isString(rule.schedule) && runsEverySecond(rule.schedule)) {
       addWarning(ctx, child(path, 'schedule'), `${child(path, 'schedule')}: "${rule.schedule.trim()}" runs every second; the controller raises @every durations under 1s to 1s`);
     }
@@ -181,7 +182,7 @@ function storedHistories(ctx: RuleContext): Map<unknown, Record<string, unknown>
 function validateStatus(cron: CronFederatedHPA, ctx: RuleContext): void {
   const spec = judgedSpec(cron, ctx);
   const histories = list(record(cron.status).executionHistories);
-  const path = 'status.executionHistories';
+  const path = FieldPath.of('status', 'executionHistories');
   checkUnique(ctx, histories, (h) => record(h).ruleName, (h, i) => duplicate(child(index(path, i), 'ruleName'), record(h).ruleName));
   const target = targetOf(spec.scaleTargetRef, ctx);
   const rulesByName = new Map<unknown, Record<string, unknown>>();

@@ -3,6 +3,7 @@ import { Arr, CONDITION_STATUSES, Enum, Obj, Opt, RawObject, ReqStr, StrList, en
 import { checkUnique, index, list, record } from './_shared/checks.js';
 import { duplicate } from '../src/engine/field.js';
 import type { KindRules, RuleContext } from '../src/engine/rule.js';
+import { FieldPath } from '../src/engine/path.js';
 
 /** Remedy's cluster affinity has only clusterNames; fieldSelector, labelSelector and exclude are unknown fields here. */
 const RemedyClusterAffinity = Obj({ clusterNames: Opt(StrList()) });
@@ -30,7 +31,7 @@ export type Remedy = Static<typeof schema>;
 
 function validate(remedy: Remedy, ctx: RuleContext): void {
   const spec = record(remedy.spec);
-  checkUnique(ctx, list(spec.actions), (a) => a, (a, i) => duplicate(index('spec.actions', i), a));
+  checkUnique(ctx, list(spec.actions), (a) => a, (a, i) => duplicate(index(FieldPath.of('spec', 'actions'), i), a));
 }
 
 export const rules: KindRules<Remedy> = {

@@ -6,6 +6,7 @@ import { dns1123Label } from '../src/checks/names.js';
 import { memoizeVerdict } from '../src/checks/memo.js';
 import { parseGoURL } from '../src/checks/go-url.js';
 import type { KindRules, RuleContext } from '../src/engine/rule.js';
+import { FieldPath } from '../src/engine/path.js';
 
 const ResourceSelector = Obj({
   apiVersion: ReqStr({ format: 'group-version' }),
@@ -51,7 +52,7 @@ const addressError = memoizeVerdict((address: string): string | undefined => {
   return url.host === '' ? `${problem}; the host is empty` : undefined;
 });
 
-function checkSelectors(ctx: RuleContext, selectors: unknown, path: string): void {
+function checkSelectors(ctx: RuleContext, selectors: unknown, path: FieldPath): void {
   const items = list(selectors);
   items.forEach((s, i) => {
     const namespace = record(s).namespace;
@@ -79,7 +80,7 @@ function checkSelectors(ctx: RuleContext, selectors: unknown, path: string): voi
 /** A selector's namespace; empty and absent both mean every namespace. */
 const namespaceOf = (selector: Record<string, unknown>): string => (isString(selector.namespace) ? selector.namespace : '');
 
-function checkBackendStore(ctx: RuleContext, backendStore: unknown, path: string): void {
+function checkBackendStore(ctx: RuleContext, backendStore: unknown, path: FieldPath): void {
   const store = record(backendStore);
   if (isRecord(store.searchEngine) && isRecord(store.openSearch)) {
     add(ctx, forbidden(child(path, 'openSearch'), 'may not be set together with spec.backendStore.searchEngine; they are the same setting'));
@@ -98,13 +99,13 @@ function checkBackendStore(ctx: RuleContext, backendStore: unknown, path: string
 
 function validate(registry: ResourceRegistry, ctx: RuleContext): void {
   const spec = record(registry.spec);
-  checkSelectors(ctx, spec.resourceSelectors, 'spec.resourceSelectors');
-  if (isRecord(spec.targetCluster)) checkClusterAffinity(ctx, spec.targetCluster, 'spec.targetCluster');
-  checkBackendStore(ctx, spec.backendStore, 'spec.backendStore');
+  checkSelectors(ctx, spec.resourceSelectors, FieldPath.of('spec', 'resourceSelectors'));
+  if (isRecord(spec.targetCluster)) checkClusterAffinity(ctx, spec.targetCluster, FieldPath.of('spec', 'targetCluster'));
+  checkBackendStore(ctx, spec.backendStore, FieldPath.of('spec', 'backendStore'));
 }
 
 function validateStatus(registry: ResourceRegistry, ctx: RuleContext): void {
-  checkConditions(ctx, record(registry.status).conditions, 'status.conditions');
+  checkConditions(ctx, record(registry.status).conditions, FieldPath.of('status', 'conditions'));
 }
 
 export const rules: KindRules<ResourceRegistry> = {

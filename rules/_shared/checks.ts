@@ -3,12 +3,13 @@
  * found problems (so every cause is reported at once), which is why they read
  * values through these defensive accessors instead of trusting the types.
  */
-import { child, duplicate, index, key, required, forbidden, type Cause, type Field } from '../../src/engine/field.js';
+import { child, duplicate, index, key, required, forbidden, type Cause } from '../../src/engine/field.js';
 import { checkLabels } from '../../src/engine/metadata.js';
 import { addCause, addWarning, type RuleContext } from '../../src/engine/rule.js';
 import { addUnlessStored } from '../../src/engine/ratchet.js';
 import { isRecord } from '../../src/util/is.js';
 import { INT32_MAX, INT32_MIN } from './schema.js';
+import { FieldPath } from '../../src/engine/path.js';
 
 export { child, index, key, isRecord };
 
@@ -41,7 +42,7 @@ export function checkUnique<T>(ctx: RuleContext, items: readonly T[], keyOf: (it
  * changes nothing and neither the spec nor Karmada forbids one. Items without a key (undefined
  * or '') are skipped: those are the schema's or a rule's to report.
  */
-export function warnRepeats<T>(ctx: RuleContext, items: readonly T[], path: Field, keyOf: (item: T) => string | undefined, describe: (item: T) => string): void {
+export function warnRepeats<T>(ctx: RuleContext, items: readonly T[], path: FieldPath, keyOf: (item: T) => string | undefined, describe: (item: T) => string): void {
   forEachRepeat(items, keyOf, (item, i, first) => addWarning(ctx, index(path, i), `${index(path, i)}: ${describe(item)} is already listed at ${index(path, first)}`));
 }
 
@@ -133,11 +134,11 @@ export const judgedSpec = (object: unknown, ctx: RuleContext): Record<string, un
   record(record(ctx.subResource === 'status' && isRecord(ctx.oldObject) ? ctx.oldObject : object).spec);
 
 /** Condition lists are maps keyed by `type`: a type may appear once. */
-export function checkConditions(ctx: RuleContext, conditions: unknown, path: Field): void {
+export function checkConditions(ctx: RuleContext, conditions: unknown, path: FieldPath): void {
   checkUnique(ctx, list(conditions), (c) => record(c).type, (c, i) => duplicate(child(index(path, i), 'type'), record(c).type));
 }
 
-export function checkLabelSelector(ctx: RuleContext, selector: unknown, path: Field): void {
+export function checkLabelSelector(ctx: RuleContext, selector: unknown, path: FieldPath): void {
   const s = record(selector);
   checkLabels(ctx, record(s.matchLabels), child(path, 'matchLabels'));
   list(s.matchExpressions).forEach((expr, i) => {
@@ -146,7 +147,7 @@ export function checkLabelSelector(ctx: RuleContext, selector: unknown, path: Fi
 }
 
 /** In/NotIn need values; Exists/DoesNotExist must have none (as for node and label selectors). */
-export function checkRequirementValues(ctx: RuleContext, requirement: unknown, path: Field): void {
+export function checkRequirementValues(ctx: RuleContext, requirement: unknown, path: FieldPath): void {
   const r = record(requirement);
   const values = list(r.values);
   if ((r.operator === 'In' || r.operator === 'NotIn') && values.length === 0) {
@@ -157,7 +158,7 @@ export function checkRequirementValues(ctx: RuleContext, requirement: unknown, p
   }
 }
 
-export function checkClusterAffinity(ctx: RuleContext, affinity: unknown, path: Field): void {
+export function checkClusterAffinity(ctx: RuleContext, affinity: unknown, path: FieldPath): void {
   const a = record(affinity);
   const fieldSelector = record(a.fieldSelector);
   list(fieldSelector.matchExpressions).forEach((expr, i) => {
@@ -169,7 +170,7 @@ export function checkClusterAffinity(ctx: RuleContext, affinity: unknown, path: 
 }
 
 /** Taints are unique by key and effect. */
-export function checkTaintsUnique(ctx: RuleContext, taints: unknown, path: Field): void {
+export function checkTaintsUnique(ctx: RuleContext, taints: unknown, path: FieldPath): void {
   checkUnique(
     ctx,
     list(taints),

@@ -10,6 +10,9 @@ import type { KindRules, MaybePromise } from '../engine/rule.js';
 import { rulesFor, supportedKinds } from '../../rules/index.js';
 import { permanentIdOf } from '../../rules/_shared/permanent-id.js';
 import { isRecord } from '../util/is.js';
+import { FieldPath } from '../engine/path.js';
+
+const KIND = FieldPath.of('kind');
 
 /**
  * Validates one object of a served kind. Returns synchronously unless a lookup
@@ -26,13 +29,13 @@ export function validate(object: unknown, options: ValidateOptions = NO_OPTIONS)
     return judgedOnly({ warning: `subresource ${JSON.stringify(subResource)} not judged: fleetgate judges the objects and their status subresource` });
   }
   if (!isRecord(object)) {
-    return judgedOnly({ cause: invalid('', object === undefined ? null : object, 'must be a Kubernetes object (a JSON object with apiVersion, kind and metadata)') });
+    return judgedOnly({ cause: invalid(FieldPath.root, object === undefined ? null : object, 'must be a Kubernetes object (a JSON object with apiVersion, kind and metadata)') });
   }
   const rules = rulesFor(object.kind);
   if (!rules) {
     const kind = object.kind;
-    if (kind === undefined || kind === null || kind === '') return judgedOnly({ cause: required('kind', `supported values: ${renderList(supportedKinds)}`) });
-    return judgedOnly({ cause: notSupported('kind', kind, supportedKinds) });
+    if (kind === undefined || kind === null || kind === '') return judgedOnly({ cause: required(KIND, `supported values: ${renderList(supportedKinds)}`) });
+    return judgedOnly({ cause: notSupported(KIND, kind, supportedKinds) });
   }
   return validateKind(rules, object, options);
 }

@@ -23,6 +23,13 @@ export class FieldPath {
     this.#text = text;
   }
 
+  /** The path of fields `names` from the root: FieldPath.of('spec', 'rules') is `spec.rules`. */
+  static of(...names: readonly string[]): FieldPath {
+    let path = FieldPath.root;
+    for (const name of names) path = path.child(name);
+    return path;
+  }
+
   child(name: string): FieldPath {
     return new FieldPath(this, name, 'child');
   }

@@ -3,7 +3,7 @@
  * schema pass → metadata → the kind's rules → context rules through the injected lookups →
  * the causes in object order. The kind's rules come in as an argument: the engine knows no registry.
  */
-import { causeKey, keptWarning, notSupported, sectionOf, type Cause, type Field, type Warning } from './field.js';
+import { causeKey, FieldPath, keptWarning, notSupported, sectionOf, warningAt, type Cause, type Field, type Warning } from './field.js';
 import { checkSchema, unknownFieldCause, type SchemaResult } from '../schema/pass.js';
 import { kindValidator } from '../schema/validators.js';
 import { readNulls } from '../schema/nulls.js';
@@ -74,9 +74,9 @@ export function judgeObject(rules: KindRules, object: Record<string, unknown>, o
   const expectedApiVersion = apiVersion(rules, ctx.groupDomain);
   // A missing, empty or non-string apiVersion is the schema pass's (Required, or a type): one cause per mistake.
   if (typeof object.apiVersion === 'string' && object.apiVersion !== '' && object.apiVersion !== expectedApiVersion) {
-    addCause(ctx, notSupported('apiVersion', object.apiVersion, [expectedApiVersion]));
+    addCause(ctx, notSupported(API_VERSION, object.apiVersion, [expectedApiVersion]));
   }
-  if (operation === 'UPDATE' && !stored) addWarning(ctx, '', UPDATE_NOT_CHECKED);
+  if (operation === 'UPDATE' && !stored) addWarning(ctx, FieldPath.root, UPDATE_NOT_CHECKED);
   const wellFormed = recordSchema(ctx, object, read.schema, statusOnly, options.strict === true);
   checkMetadata(rules, object.metadata, ctx);
   // A bad value kept as stored is still bad: the rules may trip over it (see runRules).
@@ -97,7 +97,7 @@ function newContext(operation: Operation, oldObject: unknown, options: ValidateO
 export function judgedOnly(found: { cause?: Cause; warning?: string }): ValidationResult {
   const ctx = newContext('CREATE', undefined, NO_OPTIONS);
   if (found.cause) addCause(ctx, found.cause);
-  if (found.warning) addWarning(ctx, '', found.warning);
+  if (found.warning) addWarning(ctx, FieldPath.root, found.warning);
   return finish(ctx, undefined);
 }
 
@@ -145,12 +145,12 @@ function recordSchema(ctx: RuleContext, object: Record<string, unknown>, schema:
   const unknownCausesSkipped = schema.unknownFieldsSkipped && strict;
   if (schema.truncated || unknownCausesSkipped) (ctx.droppedFrom ??= new Set()).add(UNKNOWN_SECTION);
   if (schema.keptSkipped || (schema.unknownFieldsSkipped && !unknownCausesSkipped)) ctx.warningsDropped = true;
-  const schemaCauses = statusOnly ? schema.causes.filter((c) => inStatusWrite(c.field)) : schema.causes;
+  const schemaCauses = statusOnly ? schema.causes.filter((c) => inStatusWrite(c.path ?? c.field)) : schema.causes;
   for (const cause of schemaCauses) {
     // No metadata at all is reported as Kubernetes reports it, by the name it lacks (checkMetadata).
     if (!(cause.field === 'metadata' && object.metadata == null)) addCause(ctx, cause);
   }
-  for (const cause of statusOnly ? schema.kept.filter((c) => inStatusWrite(c.field)) : schema.kept) {
+  for (const cause of statusOnly ? schema.kept.filter((c) => inStatusWrite(c.path ?? c.field)) : schema.kept) {
     recordWarning(ctx, keptWarning(cause));
   }
   const unknownFields = statusOnly ? schema.unknownFieldPaths.filter(inStatusWrite) : schema.unknownFieldPaths;
@@ -169,11 +169,11 @@ function runContextRules(rules: KindRules, object: Record<string, unknown>, look
   if (!rules.validateWithLookups) return undefined;
   if (rules.lookupsApply && !rules.lookupsApply(object)) return undefined;
   if (!lookups) {
-    addWarning(ctx, '', lookupsNotSupplied(rules));
+    addWarning(ctx, FieldPath.root, lookupsNotSupplied(rules));
     return undefined;
   }
   if (rules.lookupFunction && !lookups[rules.lookupFunction]) {
-    addWarning(ctx, '', `${rules.lookupsNeeded ?? 'context rules'} not checked: the lookups have no ${rules.lookupFunction}`);
+    addWarning(ctx, FieldPath.root, `${rules.lookupsNeeded ?? 'context rules'} not checked: the lookups have no ${rules.lookupFunction}`);
     return undefined;
   }
   const pending = rules.validateWithLookups(object, lookups, ctx);
@@ -198,6 +198,8 @@ function holdsNull(value: unknown): boolean {
   }
   return false;
 }
+
+const API_VERSION = FieldPath.of('apiVersion');
 
 const UPDATE_NOT_CHECKED = 'update rules (immutable fields) not checked: no oldObject (the stored object) was given';
 
@@ -271,7 +273,7 @@ function listedWarnings(ctx: RuleContext): Warning[] {
     warnings.push(w);
   }
   if (warnings.length <= MAX_WARNINGS && !ctx.warningsDropped) return warnings;
-  return [...warnings.slice(0, MAX_WARNINGS), { field: '', message: MORE_WARNINGS }];
+  return [...warnings.slice(0, MAX_WARNINGS), warningAt(FieldPath.root, MORE_WARNINGS)];
 }
 
 const FEW_CAUSES = 16;
