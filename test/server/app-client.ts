@@ -37,3 +37,15 @@ export function appClient(options: AppOptions = {}) {
     },
   };
 }
+
+/** A Cluster with one taint of `effect`: the review tests' object. */
+export const cluster = (effect: string) => ({
+  apiVersion: 'cluster.karmada.io/v1alpha1',
+  kind: 'Cluster',
+  metadata: { name: 'm1' },
+  spec: { syncMode: 'Push', taints: [{ key: 'k', effect }] },
+});
+
+/** A CREATE review of `object`, as JSON text. */
+export const reviewOf = (object: unknown, apiVersion = 'admission.k8s.io/v1') =>
+  JSON.stringify({ apiVersion, kind: 'AdmissionReview', request: { uid: 'abc', operation: 'CREATE', object } });

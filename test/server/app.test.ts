@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { examples } from '../fixtures/index.js';
 import { corpus } from '../../bench/corpus.js';
 import { kinds } from '../../src/index.js';
-import { appClient } from './app-client.js';
+import { appClient, cluster as clusterWithTaint, reviewOf as reviewText } from './app-client.js';
 
 const client = appClient();
 
@@ -66,49 +66,39 @@ describe('every kind, on each of its paths', () => {
 });
 
 describe('the review protocol', () => {
-  const cluster = (effect: string) => ({
-    apiVersion: 'cluster.karmada.io/v1alpha1',
-    kind: 'Cluster',
-    metadata: { name: 'm1' },
-    spec: { syncMode: 'Push', taints: [{ key: 'k', effect }] },
-  });
-
-  const reviewOf = (object: unknown, apiVersion = 'admission.k8s.io/v1') =>
-    JSON.stringify({ apiVersion, kind: 'AdmissionReview', request: { uid: 'abc', operation: 'CREATE', object } });
-
   it('mutates on /mutate-cluster', async () => {
-    const { json } = await client.post('/mutate-cluster', reviewOf({ ...cluster('NoSchedule'), spec: { syncMode: 'Pull' } }));
+    const { json } = await client.post('/mutate-cluster', reviewText({ ...clusterWithTaint('NoSchedule'), spec: { syncMode: 'Pull' } }));
     expect(json.response.patchType).toBe('JSONPatch');
   });
 
   it('refuses a per-kind path for another kind with code 400 in the review', async () => {
-    const { status, json } = await client.post('/validate-work', reviewOf(cluster('NoSchedule')));
+    const { status, json } = await client.post('/validate-work', reviewText(clusterWithTaint('NoSchedule')));
     expect(status).toBe(200);
     expect(json.response).toMatchObject({ allowed: false, status: { code: 400 } });
   });
 
   it.each([
     ['non-JSON', 'not json', 'application/json', 400],
-    ['a wrong content type', reviewOf(cluster('NoSchedule')), 'text/plain', 400],
+    ['a wrong content type', reviewText(clusterWithTaint('NoSchedule')), 'text/plain', 400],
     ['a body that is not an AdmissionReview', JSON.stringify({ kind: 'Pod' }), 'application/json', 400],
     ['an empty body', '', 'application/json', 400],
   ])('answers %s with its 4xx and keeps serving', async (_name, body, type, code) => {
     const { status, json } = await client.post('/validate', body, type);
     expect(status).toBe(code);
     expect(json).toMatchObject({ kind: 'Status', code });
-    expect((await client.post('/validate', reviewOf(cluster('NoSchedule')))).status).toBe(200);
+    expect((await client.post('/validate', reviewText(clusterWithTaint('NoSchedule')))).status).toBe(200);
   });
 
   // RFC 9110 §8.3.1: type, subtype and parameter names are case-insensitive; parameters may follow.
   it.each(['application/json', 'Application/JSON', 'APPLICATION/JSON', 'application/json; charset=utf-8', 'application/json;charset=UTF-8', 'Application/Json ; Charset="utf-8"'])(
     'takes a review sent as %s',
     async (type) => {
-      expect(await client.post('/validate', reviewOf(cluster('NoSchedule')), type)).toMatchObject({ status: 200, json: { response: { allowed: true } } });
+      expect(await client.post('/validate', reviewText(clusterWithTaint('NoSchedule')), type)).toMatchObject({ status: 200, json: { response: { allowed: true } } });
     },
   );
 
   it.each(['application/jsonx', 'application/x-json', 'text/json', 'application/json-patch+json', 'application/yaml', ''])('refuses a review sent as "%s" with 400', async (type) => {
-    const { status, json } = await client.post('/validate', reviewOf(cluster('NoSchedule')), type);
+    const { status, json } = await client.post('/validate', reviewText(clusterWithTaint('NoSchedule')), type);
     expect(status).toBe(400);
     expect(json.message).toContain('expected application/json');
   });
@@ -117,7 +107,7 @@ describe('the review protocol', () => {
     const big = Buffer.alloc(7 * 1024 * 1024 + 10, 'a');
     const { status } = await client.post('/validate', big);
     expect(status).toBe(413);
-    expect((await client.post('/validate', reviewOf(cluster('NoSchedule')))).status).toBe(200);
+    expect((await client.post('/validate', reviewText(clusterWithTaint('NoSchedule')))).status).toBe(200);
   });
 
 });

@@ -4,6 +4,7 @@ import { createCA } from '../../certs/tinyca.js';
 import { pino } from 'pino';
 import { serve, type RunningServer } from '../../src/server/serve.js';
 import { servingCertDir } from './cert-dir.js';
+import { cluster, reviewOf } from './app-client.js';
 
 let running: RunningServer;
 let ca: string;
@@ -32,16 +33,6 @@ function post(path: string, body: string | Buffer, contentType = 'application/js
     req.end(body);
   });
 }
-
-const cluster = (effect: string) => ({
-  apiVersion: 'cluster.karmada.io/v1alpha1',
-  kind: 'Cluster',
-  metadata: { name: 'm1' },
-  spec: { syncMode: 'Push', taints: [{ key: 'k', effect }] },
-});
-
-const reviewOf = (object: unknown, apiVersion = 'admission.k8s.io/v1') =>
-  JSON.stringify({ apiVersion, kind: 'AdmissionReview', request: { uid: 'abc', operation: 'CREATE', object } });
 
 describe('fleetgate serve', () => {
   it.each(['/validate', '/validate-cluster'])('answers reviews on %s over HTTPS', async (path) => {
