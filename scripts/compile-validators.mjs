@@ -3,8 +3,10 @@
 import { rmSync, writeFileSync } from 'node:fs';
 import { GENERATED_VALIDATORS, standaloneModule } from '../dist/src/schema/compiler.js';
 import { ruleModules } from '../dist/rules/index.js';
+import { SUITE } from '../dist/src/cli/suite/schema.js';
 
 // The ES module form earlier builds wrote; a leftover would only mislead.
 rmSync(new URL('../dist/src/validators.generated.js', import.meta.url), { force: true });
 const target = new URL(`../dist/src/${GENERATED_VALIDATORS}`, import.meta.url);
-writeFileSync(target, standaloneModule(Object.fromEntries(ruleModules.map((r) => [r.kind, r.schema]))));
+// The policy test suites' schema too (fleetgate test), so checking a suite loads no compiler either.
+writeFileSync(target, standaloneModule(Object.fromEntries([...ruleModules, SUITE].map((r) => [r.kind, r.schema]))));

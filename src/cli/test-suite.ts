@@ -8,7 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join } from 'node:path';
 import { LineCounter, isAlias, isMap, isScalar, isSeq, parseDocument, type Document, type Node } from 'yaml';
-import type { ErrorObject, ValidateFunction } from 'ajv';
+import type { ErrorObject } from 'ajv';
 import { applyPatch, type Operation as PatchOperation } from 'rfc6902';
 import { Pointer } from 'rfc6902/pointer.js';
 import type { CauseType, Lookups } from '../index.js';
@@ -16,8 +16,8 @@ import { staticLookups } from '../lookups/static.js';
 import { MAX_EXPANDED_NODES, decodeManifest, expandsBeyond, formatProblem, ioMessage, isToolingDirectory, parseManifests, readObjects, walkFiles, type ReadProblem } from '../input/manifests.js';
 import { KUBECTL_YAML } from '../input/yaml.js';
 import { isRecord } from '../util/is.js';
-import { compileSchema } from '../schema/compiler.js';
-import { CAUSE_TYPES, EXAMPLE_UUID, OPERATIONS, SUITE_SCHEMA, type SchemaNode } from './suite/schema.js';
+import { kindValidator } from '../schema/validators.js';
+import { CAUSE_TYPES, EXAMPLE_UUID, OPERATIONS, SUITE, SUITE_SCHEMA, type SchemaNode } from './suite/schema.js';
 import { caseLabel, caseName, describePlace, suiteProblems, type Step } from './suite/problems.js';
 
 export const SUITE_FILE_NAMES = ['fleetgate-test.yaml', 'fleetgate-test.yml'];
@@ -92,11 +92,10 @@ const PATCH_KEYS: Readonly<Record<string, readonly string[]>> = {
   copy: ['path', 'from'],
 };
 
-let suiteValidator: ValidateFunction | undefined;
-/** ajv's errors on a suite, against the suite schema compiled with the kinds' ajv configuration on the first read. */
+/** ajv's errors on a suite: the suite schema's validator is the build's, precompiled with the kinds' (or compiled from source, once). */
 function validateSuite(value: unknown): readonly ErrorObject[] {
-  suiteValidator ??= compileSchema(SUITE_SCHEMA);
-  return suiteValidator(value) ? [] : (suiteValidator.errors ?? []);
+  const validate = kindValidator(SUITE);
+  return validate(value) ? [] : (validate.errors ?? []);
 }
 
 /**

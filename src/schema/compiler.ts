@@ -209,7 +209,7 @@ const ADD_ERROR = 'fleetgateAddError';
  */
 export function errorsOutOfLine(code: string): string {
   const site =
-    /const (err\d+) = \{instancePath(?::([^;]*?))?,schemaPath:("[^"\\]*"),keyword:("[^"\\]*"),params:(\{[^;{}]*\})\};if\(vErrors === null\)\{vErrors = \[\1\];\}else \{vErrors\.push\(\1\);\}errors\+\+;/g;
+    /const (err\d+) = \{instancePath(?::([^;]*?))?,schemaPath:("[^"\\]*"),keyword:("[^"\\]*"),params:(\{(?:[^;{}"]|"(?:[^"\\]|\\.)*")*\})\};if\(vErrors === null\)\{vErrors = \[\1\];\}else \{vErrors\.push\(\1\);\}errors\+\+;/g;
   let rewritten = 0;
   const out = code.replace(site, (_, _name: string, instancePath: string | undefined, schemaPath: string, keyword: string, params: string) => {
     rewritten++;

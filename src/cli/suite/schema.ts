@@ -113,6 +113,9 @@ const testCase = {
   required: ['name', 'object', 'expect'],
 } as const;
 
+/** The name the build's precompiled validators give the suite schema's, beside the kinds'. */
+export const SUITE_VALIDATOR = 'fleetgate-test-suite';
+
 export const SUITE_SCHEMA = {
   type: 'object',
   description: 'a mapping',
@@ -134,3 +137,6 @@ export interface SchemaNode {
   items?: SchemaNode;
   anyOf?: readonly SchemaNode[];
 }
+
+/** The suite schema as the validator loader takes a schema: precompiled by the build, compiled here from source. */
+export const SUITE: { readonly kind: string; readonly schema: object } = { kind: SUITE_VALIDATOR, schema: SUITE_SCHEMA };
