@@ -12,7 +12,7 @@
  */
 import { createRequire } from 'node:module';
 import type { ValidateFunction } from 'ajv';
-import { REWRITES, countCodePointsOnlyWhenNeeded, errorsOutOfLine, standaloneModule, type Rewrite } from '../src/schema/compiler.js';
+import { REWRITES, countCodePointsOnlyWhenNeeded, errorsOutOfLine, pathsOnlyOnError, standaloneModule, type Rewrite } from '../src/schema/compiler.js';
 import { ajvFormats } from '../src/schema/formats.js';
 import { ruleModules } from '../rules/index.js';
 import { corpus } from './corpus.js';
@@ -26,10 +26,12 @@ const require = createRequire(import.meta.url);
 const schemas = Object.fromEntries(ruleModules.map((r) => [r.kind, r.schema]));
 
 const without = (...left: Rewrite[]): readonly Rewrite[] => REWRITES.filter((r) => !left.includes(r));
+// pathsOnlyOnError reads the code errorsOutOfLine leaves, so it goes when that one goes.
 const VARIANTS: Record<string, readonly Rewrite[]> = {
   shipped: REWRITES,
   'without countCodePointsOnlyWhenNeeded': without(countCodePointsOnlyWhenNeeded),
-  'without errorsOutOfLine': without(errorsOutOfLine),
+  'without pathsOnlyOnError': without(pathsOnlyOnError),
+  'without errorsOutOfLine (and pathsOnlyOnError)': without(errorsOutOfLine, pathsOnlyOnError),
   'ajv as generated': [],
 };
 

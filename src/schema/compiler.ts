@@ -108,7 +108,7 @@ const isObject = (v: unknown): v is object => typeof v === 'object' && v !== nul
 export const schemaHash = (schema: object): string => createHash('sha256').update(compilerFingerprint()).update(JSON.stringify(schema)).digest('hex').slice(0, 32);
 
 /** Bump when the generated code changes shape for reasons the fingerprint cannot see (the code-point rewrite, say). */
-const GENERATOR_REVISION = 5;
+const GENERATOR_REVISION = 6;
 
 let fingerprint: string | undefined;
 function compilerFingerprint(): string {
@@ -130,14 +130,11 @@ export type Rewrite = (code: string) => string;
 
 /**
  * The rewrites of ajv's generated code the build makes, each kept for what `npm run bench:rewrites`
- * measures it saves (the figures are next to each; two runs, 2026-11-28, on a shared machine
- * whose noise is about ±10%: CPU time without the rewrite / with it, median and quartiles).
- * A third, pathsOnlyOnError (referenced schemas' functions validating with relative paths, their
- * callers prefixing them on error), measured 1.03x (0.83–1.19) and 1.08x (0.94–1.18) on valid
- * objects and 1.02x–1.05x on objects with mistakes: within the noise, so it went (see
- * git log -S pathsOnlyOnError).
+ * measures it saves (the figures are next to each; runs of 2026-11-28 on a shared machine whose
+ * noise is about ±10%: CPU time without the rewrite / with it, median and quartiles). Applied in
+ * this order: pathsOnlyOnError reads the error sites errorsOutOfLine leaves.
  */
-export const REWRITES: readonly Rewrite[] = [countCodePointsOnlyWhenNeeded, errorsOutOfLine];
+export const REWRITES: readonly Rewrite[] = [countCodePointsOnlyWhenNeeded, errorsOutOfLine, pathsOnlyOnError];
 
 /**
  * CommonJS source of a factory that, given the formats, returns one validator per name,
@@ -203,9 +200,10 @@ const ADD_ERROR = 'fleetgateAddError';
  * fails: two thirds of the generated code, none of it run for a valid value, yet compiled
  * and laid out between the checks that are. Each such site becomes a call to one shared
  * function that builds the same object. Every site is rewritten or the build fails, so a
- * change in ajv's output cannot slip through. Without it validation takes 1.16x–1.20x the CPU
- * time on valid objects (the checks sit closer together), 1.04x–1.05x on objects with mistakes,
- * and the module is 752 KiB instead of 595 (bench:rewrites).
+ * change in ajv's output cannot slip through. Without it (and so without pathsOnlyOnError, which
+ * reads what it leaves) validation takes 1.16x–1.20x the CPU time on valid objects (the checks
+ * sit closer together), 1.04x–1.05x on objects with mistakes, and the module is 752 KiB
+ * instead of 595 (bench:rewrites).
  */
 export function errorsOutOfLine(code: string): string {
   const site =
@@ -219,4 +217,42 @@ export function errorsOutOfLine(code: string): string {
   if (sites !== rewritten) throw new Error(`expected to move all ${sites} error sites out of ajv's output, moved ${rewritten}; update errorsOutOfLine`);
   const addError = `function ${ADD_ERROR}(errors, instancePath, schemaPath, keyword, params) { const error = { instancePath, schemaPath, keyword, params }; if (errors === null) return [error]; errors.push(error); return errors; }`;
   return `${addError}\n${out}`;
+}
+
+/** The shared function the generated code calls to take in the errors of a referenced schema. */
+const ADD_NESTED_ERRORS = 'fleetgateAddNestedErrors';
+
+/**
+ * ajv hands every referenced schema's function an options object with the data's path, built
+ * by string concatenation (an array item's index turned into text) on every call, though only
+ * an error ever reads it. Each function now validates with paths relative to its own data, and
+ * its caller prefixes them when it takes in the errors. None of the generated functions reads
+ * the other options (parentData, rootData: those serve `$data` and dynamic references), which
+ * the rewrite checks. Every site is rewritten or the build fails. The smallest of the three:
+ * without it the validators alone take 1.03x (0.83–1.19) and 1.08x (0.94–1.18) the CPU time on
+ * valid objects, 1.02x–1.05x on objects with mistakes (bench:rewrites), and validate() as a
+ * whole 1.04x (0.99–1.13; bench:ab of a build without it against one with it).
+ */
+export function pathsOnlyOnError(code: string): string {
+  const head = /function (validate\d+)\(data, \{instancePath="", parentData, parentDataProperty, rootData=data\}=\{\}\)\{/g;
+  const call =
+    /if\(!\((validate\d+)\(([^()]*?), \{instancePath:([^{}]*?),parentData:[^,{}]*,parentDataProperty:[^,{}]*,rootData\}\)\)\)\{vErrors = vErrors === null \? \1\.errors : vErrors\.concat\(\1\.errors\);errors = vErrors\.length;\}/g;
+  let heads = 0;
+  let calls = 0;
+  const out = code
+    .replace(head, (_, name: string) => {
+      heads++;
+      return `function ${name}(data){const instancePath = "";`;
+    })
+    .replace(call, (_, name: string, data: string, path: string) => {
+      calls++;
+      return `if(!(${name}(${data}))){vErrors = ${ADD_NESTED_ERRORS}(vErrors, ${name}.errors, ${path});errors = vErrors.length;}`;
+    });
+  const functions = code.match(/\bfunction validate\d+\(/g)?.length ?? 0;
+  const sites = code.match(/\{instancePath:/g)?.length ?? 0;
+  if (heads !== functions || calls !== sites || /\b(?:parentData|parentDataProperty|rootData)\b/.test(out)) {
+    throw new Error(`expected to rewrite all ${functions} functions and ${sites} calls in ajv's output, rewrote ${heads} and ${calls}; update pathsOnlyOnError`);
+  }
+  const addNested = `function ${ADD_NESTED_ERRORS}(errors, nested, path) { for (const error of nested) error.instancePath = path + error.instancePath; if (errors === null) return nested; for (const error of nested) errors.push(error); return errors; }`;
+  return `${addNested}\n${out}`;
 }
