@@ -15,6 +15,12 @@ import { hostPortError } from '../src/checks/endpoint.js';
 import type { DefaultContext, KindRules, RuleContext } from '../src/engine/rule.js';
 import { FieldPath } from '../src/engine/path.js';
 
+/** The paths the rules below report at, made once. */
+const METADATA_GENERATE_NAME = FieldPath.of('metadata', 'generateName');
+const SPEC_ID = FieldPath.of('spec', 'id');
+const STATUS_API_ENABLEMENTS = FieldPath.of('status', 'apiEnablements');
+const STATUS_CONDITIONS = FieldPath.of('status', 'conditions');
+
 const SPEC = FieldPath.of('spec');
 
 export const RESOURCE_MODEL_RESOURCES = ['cpu', 'memory', 'storage', 'ephemeral-storage'] as const;
@@ -110,7 +116,7 @@ function checkGenerateName(cluster: Cluster, ctx: RuleContext): void {
   const { name, generateName } = record(cluster.metadata);
   if ((isString(name) && name !== '') || !isString(generateName)) return;
   if (generateName.length > MAX_GENERATE_NAME && maskTrailingDash(generateName).length <= CLUSTER_NAME_MAX) {
-    add(ctx, invalid(FieldPath.of('metadata', 'generateName'), generateName, `must be no more than ${MAX_GENERATE_NAME} characters: the API server appends ${GENERATED_SUFFIX_LENGTH} random characters, and a cluster name may have ${CLUSTER_NAME_MAX}`));
+    add(ctx, invalid(METADATA_GENERATE_NAME, generateName, `must be no more than ${MAX_GENERATE_NAME} characters: the API server appends ${GENERATED_SUFFIX_LENGTH} random characters, and a cluster name may have ${CLUSTER_NAME_MAX}`));
   }
 }
 
@@ -274,9 +280,9 @@ function checkResourceModels(ctx: RuleContext, models: unknown, path: FieldPath)
 
 function validateStatus(cluster: Cluster, ctx: RuleContext): void {
   const status = record(cluster.status);
-  checkConditions(ctx, status.conditions, FieldPath.of('status', 'conditions'));
+  checkConditions(ctx, status.conditions, STATUS_CONDITIONS);
   checkUnique(ctx, list(status.apiEnablements), (a) => record(a).groupVersion, (a, i) =>
-    duplicate(child(index(FieldPath.of('status', 'apiEnablements'), i), 'groupVersion'), record(a).groupVersion),
+    duplicate(child(index(STATUS_API_ENABLEMENTS, i), 'groupVersion'), record(a).groupVersion),
   );
 }
 
@@ -284,7 +290,7 @@ function validateUpdate(cluster: Cluster, old: Cluster, ctx: RuleContext): void 
   const id = record(cluster.spec).id;
   const oldId = record(old.spec).id;
   if (isString(oldId) && oldId !== '' && id !== oldId) {
-    addWarning(ctx, FieldPath.of('spec', 'id'), 'spec.id changed: the cluster ID identifies the cluster and composes multi-cluster service DNS names; change it only deliberately');
+    addWarning(ctx, SPEC_ID, 'spec.id changed: the cluster ID identifies the cluster and composes multi-cluster service DNS names; change it only deliberately');
   }
 }
 

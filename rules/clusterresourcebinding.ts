@@ -13,6 +13,14 @@ import type { DefaultContext, KindRules, RuleContext } from '../src/engine/rule.
 import { defaultPermanentId } from './_shared/permanent-id.js';
 import { FieldPath } from '../src/engine/path.js';
 
+/** The paths the rules below report at, made once. */
+const SPEC_CLUSTERS = FieldPath.of('spec', 'clusters');
+const SPEC_GRACEFUL_EVICTION_TASKS = FieldPath.of('spec', 'gracefulEvictionTasks');
+const SPEC_PLACEMENT = FieldPath.of('spec', 'placement');
+const SPEC_REQUIRED_BY = FieldPath.of('spec', 'requiredBy');
+const STATUS_AGGREGATED_STATUS = FieldPath.of('status', 'aggregatedStatus');
+const STATUS_CONDITIONS = FieldPath.of('status', 'conditions');
+
 
 const ObjectReference = Obj({
   apiVersion: ReqStr(),
@@ -196,24 +204,24 @@ function checkPlacementAffinities(ctx: RuleContext, placement: unknown, path: Fi
 
 function validate(binding: ClusterResourceBinding, ctx: RuleContext): void {
   const spec = record(binding.spec);
-  checkPlacementAffinities(ctx, spec.placement, FieldPath.of('spec', 'placement'));
-  checkClusterNamesUnique(ctx, spec.clusters, FieldPath.of('spec', 'clusters'));
+  checkPlacementAffinities(ctx, spec.placement, SPEC_PLACEMENT);
+  checkClusterNamesUnique(ctx, spec.clusters, SPEC_CLUSTERS);
   list(spec.requiredBy).forEach((snapshot, i) => {
-    checkClusterNamesUnique(ctx, record(snapshot).clusters, child(index(FieldPath.of('spec', 'requiredBy'), i), 'clusters'));
+    checkClusterNamesUnique(ctx, record(snapshot).clusters, child(index(SPEC_REQUIRED_BY, i), 'clusters'));
   });
   list(spec.gracefulEvictionTasks).forEach((task, i) => {
     const reason = record(task).reason;
     if (isString(reason) && reason !== '' && !EVICTION_REASON.test(reason)) {
-      add(ctx, invalid(child(index(FieldPath.of('spec', 'gracefulEvictionTasks'), i), 'reason'), reason, EVICTION_REASON_MESSAGE));
+      add(ctx, invalid(child(index(SPEC_GRACEFUL_EVICTION_TASKS, i), 'reason'), reason, EVICTION_REASON_MESSAGE));
     }
   });
 }
 
 function validateStatus(binding: ClusterResourceBinding, ctx: RuleContext): void {
   const status = record(binding.status);
-  checkConditions(ctx, status.conditions, FieldPath.of('status', 'conditions'));
+  checkConditions(ctx, status.conditions, STATUS_CONDITIONS);
   checkUnique(ctx, list(status.aggregatedStatus), (s) => record(s).clusterName, (s, i) =>
-    duplicate(child(index(FieldPath.of('status', 'aggregatedStatus'), i), 'clusterName'), record(s).clusterName, 'each cluster has one aggregated status'),
+    duplicate(child(index(STATUS_AGGREGATED_STATUS, i), 'clusterName'), record(s).clusterName, 'each cluster has one aggregated status'),
   );
 }
 

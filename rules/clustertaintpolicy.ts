@@ -5,6 +5,10 @@ import { forbidden } from '../src/engine/field.js';
 import type { KindRules, RuleContext } from '../src/engine/rule.js';
 import { FieldPath } from '../src/engine/path.js';
 
+/** The paths the rules below report at, made once. */
+const SPEC_TAINTS = FieldPath.of('spec', 'taints');
+const SPEC_TARGET_CLUSTERS = FieldPath.of('spec', 'targetClusters');
+
 /** The spec shows only key, effect and value for a policy's taints (no timeAdded: the controller stamps it on the Cluster). */
 const PolicyTaint = Obj({
   key: ReqStr({ format: 'qualified-name' }),
@@ -43,11 +47,11 @@ function validate(policy: ClusterTaintPolicy, ctx: RuleContext): void {
   // Allowed unless the operator turned it off explicitly, as Karmada's --allow-no-execute-taint-policy=false does.
   if (ctx.options.allowNoExecuteTaintPolicy === false) {
     taints.forEach((taint, i) => {
-      if (record(taint).effect === 'NoExecute') add(ctx, forbidden(index(FieldPath.of('spec', 'taints'), i), NO_EXECUTE_FORBIDDEN));
+      if (record(taint).effect === 'NoExecute') add(ctx, forbidden(index(SPEC_TAINTS, i), NO_EXECUTE_FORBIDDEN));
     });
   }
-  checkTaintsUnique(ctx, taints, FieldPath.of('spec', 'taints'));
-  checkClusterAffinity(ctx, spec.targetClusters, FieldPath.of('spec', 'targetClusters'));
+  checkTaintsUnique(ctx, taints, SPEC_TAINTS);
+  checkClusterAffinity(ctx, spec.targetClusters, SPEC_TARGET_CLUSTERS);
 }
 
 export const rules: KindRules<ClusterTaintPolicy> = {

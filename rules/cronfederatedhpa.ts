@@ -7,6 +7,11 @@ import { runsEverySecond } from '../src/checks/cron.js';
 import type { DefaultContext, KindRules, RuleContext } from '../src/engine/rule.js';
 import { FieldPath } from '../src/engine/path.js';
 
+/** The paths the rules below report at, made once. */
+const SPEC_RULES = FieldPath.of('spec', 'rules');
+const SPEC_SCALE_TARGET_REF_KIND = FieldPath.of('spec', 'scaleTargetRef', 'kind');
+const STATUS_EXECUTION_HISTORIES = FieldPath.of('status', 'executionHistories');
+
 export const DEFAULT_HISTORY_LIMIT = 3;
 const FEDERATED_HPA = 'FederatedHPA';
 
@@ -86,7 +91,7 @@ function targetOf(ref: unknown, ctx: RuleContext): Target {
 function checkScaleTargetRef(ref: unknown, ctx: RuleContext): void {
   const r = record(ref);
   if (r.apiVersion === fhpaApiVersion(ctx) && isString(r.kind) && r.kind !== '' && !pathSegmentName(r.kind) && r.kind !== FEDERATED_HPA) {
-    add(ctx, invalid(FieldPath.of('spec', 'scaleTargetRef', 'kind'), r.kind, `invalid scaleTargetRef kind: ${r.kind}, only support ${FEDERATED_HPA}`));
+    add(ctx, invalid(SPEC_SCALE_TARGET_REF_KIND, r.kind, `invalid scaleTargetRef kind: ${r.kind}, only support ${FEDERATED_HPA}`));
   }
 }
 
@@ -124,10 +129,10 @@ function validate(cron: CronFederatedHPA, ctx: RuleContext): void {
   checkScaleTargetRef(spec.scaleTargetRef, ctx);
   const target = targetOf(spec.scaleTargetRef, ctx);
   const rules = list(spec.rules);
-  checkUnique(ctx, rules, (r) => record(r).name, (r, i) => duplicate(child(index(FieldPath.of('spec', 'rules'), i), 'name'), record(r).name));
+  checkUnique(ctx, rules, (r) => record(r).name, (r, i) => duplicate(child(index(SPEC_RULES, i), 'name'), record(r).name));
   rules.forEach((rule, i) => {
     if (!isRecord(rule)) return;
-    const path = index(FieldPath.of('spec', 'rules'), i);
+    const path = index(SPEC_RULES, i);
     if (isString(rule.schedule) && runsEverySecond(rule.schedule)) {
       addWarning(ctx, child(path, 'schedule'), `${child(path, 'schedule')}: "${rule.schedule.trim()}" runs every second; the controller raises @every durations under 1s to 1s`);
     }
@@ -182,7 +187,7 @@ function storedHistories(ctx: RuleContext): Map<unknown, Record<string, unknown>
 function validateStatus(cron: CronFederatedHPA, ctx: RuleContext): void {
   const spec = judgedSpec(cron, ctx);
   const histories = list(record(cron.status).executionHistories);
-  const path = FieldPath.of('status', 'executionHistories');
+  const path = STATUS_EXECUTION_HISTORIES;
   checkUnique(ctx, histories, (h) => record(h).ruleName, (h, i) => duplicate(child(index(path, i), 'ruleName'), record(h).ruleName));
   const target = targetOf(spec.scaleTargetRef, ctx);
   const rulesByName = new Map<unknown, Record<string, unknown>>();

@@ -8,6 +8,13 @@ import { memoizeVerdict } from '../src/checks/memo.js';
 import type { KindRules, RuleContext } from '../src/engine/rule.js';
 import { FieldPath } from '../src/engine/path.js';
 
+/** The paths the rules below report at, made once. */
+const SPEC_OVERALL = FieldPath.of('spec', 'overall');
+const SPEC_STATIC_ASSIGNMENTS = FieldPath.of('spec', 'staticAssignments');
+const STATUS_AGGREGATED_STATUS = FieldPath.of('status', 'aggregatedStatus');
+const STATUS_OVERALL = FieldPath.of('status', 'overall');
+const STATUS_OVERALL_USED = FieldPath.of('status', 'overallUsed');
+
 const StaticClusterAssignment = Obj({ clusterName: ReqStr({ format: 'cluster-name' }), hard: QuantityMap() });
 const ClusterQuotaStatus = Obj({ clusterName: ReqStr({ format: 'cluster-name' }), hard: Opt(QuantityMap()), used: Opt(QuantityMap()) });
 
@@ -148,8 +155,8 @@ function checkResourceList(ctx: RuleContext, resources: unknown, path: FieldPath
 
 function validate(frq: FederatedResourceQuota, ctx: RuleContext): void {
   const spec = record(frq.spec);
-  const overallPath = FieldPath.of('spec', 'overall');
-  const assignmentsPath = FieldPath.of('spec', 'staticAssignments');
+  const overallPath = SPEC_OVERALL;
+  const assignmentsPath = SPEC_STATIC_ASSIGNMENTS;
   const overall = checkResourceList(ctx, spec.overall, overallPath);
 
   const assignments = list(spec.staticAssignments).map(record);
@@ -203,10 +210,10 @@ export function formatQuantity(q: Q): string {
 
 function validateStatus(frq: FederatedResourceQuota, ctx: RuleContext): void {
   const status = record(frq.status);
-  checkResourceList(ctx, status.overall, FieldPath.of('status', 'overall'), false);
-  checkResourceList(ctx, status.overallUsed, FieldPath.of('status', 'overallUsed'), false);
+  checkResourceList(ctx, status.overall, STATUS_OVERALL, false);
+  checkResourceList(ctx, status.overallUsed, STATUS_OVERALL_USED, false);
   list(status.aggregatedStatus).forEach((item, i) => {
-    const path = index(FieldPath.of('status', 'aggregatedStatus'), i);
+    const path = index(STATUS_AGGREGATED_STATUS, i);
     checkResourceList(ctx, record(item).hard, child(path, 'hard'), false);
     checkResourceList(ctx, record(item).used, child(path, 'used'), false);
   });

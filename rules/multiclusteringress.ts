@@ -9,6 +9,9 @@ import { dns1123Subdomain, dnsHostname, wildcardDns1123Subdomain } from '../src/
 import type { KindRules, RuleContext } from '../src/engine/rule.js';
 import { FieldPath } from '../src/engine/path.js';
 
+/** The paths the rules below report at, made once. */
+const METADATA_ANNOTATIONS = FieldPath.of('metadata', 'annotations');
+
 const SPEC = FieldPath.of('spec');
 
 export const PATH_TYPES = ['Exact', 'Prefix', 'ImplementationSpecific'] as const;
@@ -179,7 +182,7 @@ function checkTLS(ctx: RuleContext, tls: unknown, path: FieldPath): void {
 function checkIngressClassAnnotation(ctx: RuleContext, annotations: unknown, ingressClassName: unknown): void {
   const a = record(annotations);
   if (!(INGRESS_CLASS_ANNOTATION in a)) return;
-  const field = key(FieldPath.of('metadata', 'annotations'), INGRESS_CLASS_ANNOTATION);
+  const field = key(METADATA_ANNOTATIONS, INGRESS_CLASS_ANNOTATION);
   addWarning(ctx, field, `${field}: deprecated; use spec.ingressClassName`);
   const annotated = a[INGRESS_CLASS_ANNOTATION];
   if (isString(ingressClassName) && ingressClassName !== '' && isString(annotated) && annotated !== ingressClassName) {

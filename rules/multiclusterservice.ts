@@ -11,6 +11,11 @@ import type { DefaultContext, KindRules, RuleContext } from '../src/engine/rule.
 import { defaultPermanentId } from './_shared/permanent-id.js';
 import { FieldPath } from '../src/engine/path.js';
 
+/** The paths the rules below report at, made once. */
+const SPEC_TYPES = FieldPath.of('spec', 'types');
+const STATUS_CONDITIONS = FieldPath.of('status', 'conditions');
+const STATUS_LOAD_BALANCER_INGRESS = FieldPath.of('status', 'loadBalancer', 'ingress');
+
 const SPEC = FieldPath.of('spec');
 
 /** The spec names only CrossCluster; Karmada also serves LoadBalancer. */
@@ -89,8 +94,8 @@ function checkPorts(ctx: RuleContext, ports: unknown, path: FieldPath): void {
 
 function validateStatus(mcs: MultiClusterService, ctx: RuleContext): void {
   const status = record(mcs.status);
-  checkConditions(ctx, status.conditions, FieldPath.of('status', 'conditions'));
-  const ingressPath = FieldPath.of('status', 'loadBalancer', 'ingress');
+  checkConditions(ctx, status.conditions, STATUS_CONDITIONS);
+  const ingressPath = STATUS_LOAD_BALANCER_INGRESS;
   list(record(status.loadBalancer).ingress).forEach((ingress, i) => {
     // An empty ip is already reported as not an IP address; only an absent one makes ipMode out of place.
     if (isRecord(ingress) && ingress.ipMode !== undefined && ingress.ip === undefined) {
@@ -104,7 +109,7 @@ function validateUpdate(mcs: MultiClusterService, old: MultiClusterService, ctx:
   const types = record(mcs.spec).types;
   const oldTypes = record(old.spec).types;
   if (!sameJson(types ?? null, oldTypes ?? null)) {
-    add(ctx, invalid(FieldPath.of('spec', 'types'), types ?? null, `MultiClusterService types are immutable (was ${renderValue(oldTypes ?? null)})`));
+    add(ctx, invalid(SPEC_TYPES, types ?? null, `MultiClusterService types are immutable (was ${renderValue(oldTypes ?? null)})`));
   }
 }
 

@@ -8,6 +8,12 @@ import { parseGoURL } from '../src/checks/go-url.js';
 import type { KindRules, RuleContext } from '../src/engine/rule.js';
 import { FieldPath } from '../src/engine/path.js';
 
+/** The paths the rules below report at, made once. */
+const SPEC_BACKEND_STORE = FieldPath.of('spec', 'backendStore');
+const SPEC_RESOURCE_SELECTORS = FieldPath.of('spec', 'resourceSelectors');
+const SPEC_TARGET_CLUSTER = FieldPath.of('spec', 'targetCluster');
+const STATUS_CONDITIONS = FieldPath.of('status', 'conditions');
+
 const ResourceSelector = Obj({
   apiVersion: ReqStr({ format: 'group-version' }),
   kind: ReqStr(),
@@ -99,13 +105,13 @@ function checkBackendStore(ctx: RuleContext, backendStore: unknown, path: FieldP
 
 function validate(registry: ResourceRegistry, ctx: RuleContext): void {
   const spec = record(registry.spec);
-  checkSelectors(ctx, spec.resourceSelectors, FieldPath.of('spec', 'resourceSelectors'));
-  if (isRecord(spec.targetCluster)) checkClusterAffinity(ctx, spec.targetCluster, FieldPath.of('spec', 'targetCluster'));
-  checkBackendStore(ctx, spec.backendStore, FieldPath.of('spec', 'backendStore'));
+  checkSelectors(ctx, spec.resourceSelectors, SPEC_RESOURCE_SELECTORS);
+  if (isRecord(spec.targetCluster)) checkClusterAffinity(ctx, spec.targetCluster, SPEC_TARGET_CLUSTER);
+  checkBackendStore(ctx, spec.backendStore, SPEC_BACKEND_STORE);
 }
 
 function validateStatus(registry: ResourceRegistry, ctx: RuleContext): void {
-  checkConditions(ctx, record(registry.status).conditions, FieldPath.of('status', 'conditions'));
+  checkConditions(ctx, record(registry.status).conditions, STATUS_CONDITIONS);
 }
 
 export const rules: KindRules<ResourceRegistry> = {

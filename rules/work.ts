@@ -7,6 +7,10 @@ import { defaultPermanentId } from './_shared/permanent-id.js';
 import { KIND_MISSING, WORK_PERMANENT_ID_LABEL, checkMutable, checkPrunedFields, mutateManifest } from './_shared/work-manifests.js';
 import { FieldPath } from '../src/engine/path.js';
 
+/** The paths the rules below report at, made once. */
+const STATUS_CONDITIONS = FieldPath.of('status', 'conditions');
+const STATUS_MANIFEST_STATUSES = FieldPath.of('status', 'manifestStatuses');
+
 
 const WorkSpec = Obj({
   // Manifests are arbitrary Kubernetes objects; only what makes them applicable is checked below.
@@ -134,7 +138,7 @@ const ordinalRange = (count: number): string =>
 
 function validateStatus(work: Work, ctx: RuleContext): void {
   const status = record(work.status);
-  checkConditions(ctx, status.conditions, FieldPath.of('status', 'conditions'));
+  checkConditions(ctx, status.conditions, STATUS_CONDITIONS);
   // The ordinals index the manifests of the spec the write is judged against. Without a list
   // (none given, or not a list, which the schema reports) there is nothing to judge them by.
   const manifests = record(judgedSpec(work, ctx).workload).manifests;
@@ -146,7 +150,7 @@ function validateStatus(work: Work, ctx: RuleContext): void {
     const identifier = record(record(manifestStatus).identifier);
     const ordinal = identifier.ordinal;
     if (!isInt32(ordinal) || ordinal < 0) return; // the schema reports it
-    const path = child(child(index(FieldPath.of('status', 'manifestStatuses'), i), 'identifier'), 'ordinal');
+    const path = child(child(index(STATUS_MANIFEST_STATUSES, i), 'identifier'), 'ordinal');
     if (count !== undefined && ordinal >= count && !(stored ??= storedIdentifiers(ctx)).has(fingerprint(identifier))) {
       add(ctx, invalid(path, ordinal, `${ordinalRange(count)}: the ordinal is the manifest's position in that list`));
       return;

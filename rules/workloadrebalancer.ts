@@ -6,6 +6,10 @@ import { dns1123Label } from '../src/checks/names.js';
 import type { KindRules, RuleContext } from '../src/engine/rule.js';
 import { FieldPath } from '../src/engine/path.js';
 
+/** The paths the rules below report at, made once. */
+const SPEC_WORKLOADS = FieldPath.of('spec', 'workloads');
+const STATUS_OBSERVED_WORKLOADS = FieldPath.of('status', 'observedWorkloads');
+
 /** A workload by apiVersion, kind, name and (for namespaced kinds) namespace. */
 const ObjectReference = Obj({
   apiVersion: ReqStr({ format: 'group-version' }),
@@ -51,7 +55,7 @@ function workloadKey(reference: unknown): string[] | undefined {
 
 function validate(rebalancer: WorkloadRebalancer, ctx: RuleContext): void {
   const spec = record(rebalancer.spec);
-  const path = FieldPath.of('spec', 'workloads');
+  const path = SPEC_WORKLOADS;
   // null (`workloads:` with no value) is reported by the schema pass as Required.
   const workloads = list(spec.workloads);
   workloads.forEach((w, i) => checkNamespace(ctx, w, index(path, i)));
@@ -69,7 +73,7 @@ function validateStatus(rebalancer: WorkloadRebalancer, ctx: RuleContext): void 
   // write must not be refused.
   const finishing = status.finishTime !== undefined && status.finishTime !== null && status.finishTime !== storedFinishTime(ctx);
   list(status.observedWorkloads).forEach((o, i) => {
-    const path = index(FieldPath.of('status', 'observedWorkloads'), i);
+    const path = index(STATUS_OBSERVED_WORKLOADS, i);
     checkNamespace(ctx, record(o).workload, child(path, 'workload'));
     if (finishing && isRecord(o)) checkEnded(ctx, o.result, child(path, 'result'));
   });
