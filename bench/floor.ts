@@ -17,6 +17,7 @@ import { createServer } from 'node:https';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type Koa from 'koa';
 
 const [certDir, port, answerFile, framework = 'bare', ...webhookPaths] = process.argv.slice(2) as [string, string, string, string?, ...string[]];
@@ -51,5 +52,6 @@ async function koa(): Promise<(req: IncomingMessage, res: ServerResponse) => voi
 
 const server = createServer({ cert: readFileSync(join(certDir, 'tls.crt')), key: readFileSync(join(certDir, 'tls.key')) }, framework === 'koa' ? await koa() : bare);
 server.keepAliveTimeout = 95_000;
-server.listen(Number(port), '127.0.0.1', () => process.stdout.write('floor listening\n'));
+// The port as a JSON line, for callers that pass port 0 (bench/reliability/soak.ts).
+server.listen(Number(port), '127.0.0.1', () => process.stdout.write(`${JSON.stringify({ msg: 'floor listening', port: (server.address() as AddressInfo).port })}\n`));
 process.on('SIGTERM', () => server.close(() => process.exit(0)));

@@ -1,7 +1,7 @@
 /** Cluster (cluster.<domain>/v1alpha1, cluster-scoped): a member cluster. */
 import { isIP } from 'node:net';
 import {
-  Arr, Bool, Condition, Enum, Int32, LocalSecretReference, Obj, Opt, QuantityMap, Quantity, ReqStr, Str, StrList, StringMap, Taint, envelope,
+  Arr, Bool, Conditions, Enum, Int32, LocalSecretReference, Obj, Opt, QuantityMap, Quantity, ReqStr, Str, StrList, StringMap, Taint, envelope, listMap,
   type Static,
 } from './_shared/schema.js';
 import { add, addWarning, addUnlessStored, checkConditions, checkTaintsUnique, checkUnique, child, index, isInt32, isRecord, isString, list, record, warnRepeats } from './_shared/checks.js';
@@ -34,13 +34,14 @@ const ClusterSpec = Obj({
   zones: Opt(Arr(Str({ format: 'label-value' }))),
   proxyURL: Opt(Str()),
   proxyHeader: Opt(StringMap()),
-  taints: Opt(Arr(Taint)),
+  // A taint is identified by its key and effect (kube's own rule for node taints).
+  taints: Opt(Arr(Taint, listMap('key', 'effect'))),
   resourceModels: Opt(Arr(ResourceModel)),
 });
 
 const ClusterStatus = Obj({
   apiEnablements: Opt(Arr(Obj({ groupVersion: ReqStr(), resources: Opt(Arr(Obj({ kind: ReqStr(), name: ReqStr() }))) }))),
-  conditions: Opt(Arr(Condition)),
+  conditions: Opt(Conditions()),
   kubernetesVersion: Opt(Str()),
   nodeSummary: Opt(Obj({ readyNum: Opt(Int32({ minimum: 0 })), totalNum: Opt(Int32({ minimum: 0 })) })),
   remedyActions: Opt(StrList()),
@@ -125,7 +126,7 @@ function validate(cluster: Cluster, ctx: RuleContext): void {
     if (problem) addUnlessStored(ctx, invalid(child(path, 'proxyURL'), spec.proxyURL, problem), spec.proxyURL, storedSpec('proxyURL'));
   }
   if (isString(spec.zone) && spec.zone !== '') {
-    addWarning(ctx, 'spec.zone is deprecated and never used; use spec.zones');
+    addWarning(ctx, child(path, 'zone'), 'spec.zone is deprecated and never used; use spec.zones');
     if (list(spec.zones).length > 0) add(ctx, forbidden(child(path, 'zone'), 'may not be set together with spec.zones; zone is deprecated, use zones only'));
   }
   warnRepeats(ctx, list(spec.zones), child(path, 'zones'), (zone) => (isString(zone) ? zone : undefined), (zone) => `zone ${JSON.stringify(zone)}`);
@@ -280,7 +281,7 @@ function validateUpdate(cluster: Cluster, old: Cluster, ctx: RuleContext): void 
   const id = record(cluster.spec).id;
   const oldId = record(old.spec).id;
   if (isString(oldId) && oldId !== '' && id !== oldId) {
-    addWarning(ctx, 'spec.id changed: the cluster ID identifies the cluster and composes multi-cluster service DNS names; change it only deliberately');
+    addWarning(ctx, 'spec.id', 'spec.id changed: the cluster ID identifies the cluster and composes multi-cluster service DNS names; change it only deliberately');
   }
 }
 

@@ -4,7 +4,7 @@
  * ResourceBindingStatus "not shown", so the structure is Karmada's v1alpha2 CRD schema.
  */
 import {
-  Arr, Bool, ClusterAffinity, Condition, Enum, Int32, Int64, Obj, Opt, QuantityMap, RawObject, RawValue, ReqStr, ResourceHealth, Str, StrList, StringMap, Time, envelope,
+  Arr, Bool, ClusterAffinity, Conditions, Enum, Int32, Int64, Obj, Opt, QuantityMap, RawObject, RawValue, ReqStr, ResourceHealth, Str, StrList, StringMap, Time, envelope, MAP_ATOMIC,
   type Static,
 } from './_shared/schema.js';
 import { add, checkClusterAffinity, checkConditions, checkUnique, child, index, isString, list, record } from './_shared/checks.js';
@@ -24,7 +24,7 @@ const ObjectReference = Obj({
 
 // Node affinity and tolerations are core Kubernetes structures the member cluster validates.
 const NodeClaim = Obj({
-  hardNodeAffinity: Opt(RawObject()),
+  hardNodeAffinity: Opt(RawObject(MAP_ATOMIC)),
   nodeSelector: Opt(StringMap()),
   tolerations: Opt(Arr(RawObject())),
 });
@@ -160,7 +160,7 @@ const ResourceBindingStatus = Obj({
   schedulerObservedGeneration: Opt(Int64({ minimum: 0 })),
   schedulerObservingAffinityName: Opt(Str()),
   lastScheduledTime: Opt(Time()),
-  conditions: Opt(Arr(Condition)),
+  conditions: Opt(Conditions()),
   aggregatedStatus: Opt(Arr(AggregatedStatusItem)),
 });
 

@@ -1,5 +1,5 @@
 /** CronFederatedHPA (autoscaling.<domain>/v1alpha1, namespaced): cron rules that scale a target or a FederatedHPA's bounds. */
-import { Arr, Bool, Int32, INT32_MAX, INT32_MIN, Obj, Opt, ReqStr, Str, Time, envelope, type Static } from './_shared/schema.js';
+import { Arr, Bool, Int32, INT32_MAX, INT32_MIN, Obj, Opt, ReqStr, Str, Time, envelope, listMap, type Static } from './_shared/schema.js';
 import { add, addWarning, checkUnique, child, fingerprint, fingerprints, index, type Fingerprints, isInt, isRecord, isString, judgedSpec, list, record } from './_shared/checks.js';
 import { duplicate, forbidden, invalid, required } from '../src/field.js';
 import { pathSegmentName } from '../src/checks/names.js';
@@ -46,7 +46,8 @@ const ExecutionHistory = Obj({
   failedExecutions: Opt(Arr(FailedExecution)),
 });
 
-const CronFederatedHPASpec = Obj({ scaleTargetRef: ScaleTargetRef, rules: Arr(CronFederatedHPARule) });
+// Rules are named, and their names are unique: server-side apply merges them by name.
+const CronFederatedHPASpec = Obj({ scaleTargetRef: ScaleTargetRef, rules: Arr(CronFederatedHPARule, listMap('name')) });
 const CronFederatedHPAStatus = Obj({ executionHistories: Opt(Arr(ExecutionHistory)) });
 
 export const schema = Obj({ ...envelope, spec: CronFederatedHPASpec, status: Opt(CronFederatedHPAStatus) });
@@ -108,7 +109,7 @@ const FHPA_ONLY_FIELDS = ['targetMinReplicas', 'targetMaxReplicas'] as const;
 
 function checkWorkloadReplicas(rule: Record<string, unknown>, path: string, ctx: RuleContext): void {
   const replicas = int32(rule.targetReplicas);
-  if (rule.targetReplicas === undefined) addWarning(ctx, `${path}: no targetReplicas, so this rule changes nothing`);
+  if (rule.targetReplicas === undefined) addWarning(ctx, path, `${path}: no targetReplicas, so this rule changes nothing`);
   else if (replicas !== undefined && replicas < 0) add(ctx, invalid(child(path, 'targetReplicas'), replicas, 'targetReplicas should be larger than or equal to 0'));
   for (const field of FHPA_ONLY_FIELDS) {
     if (rule[field] !== undefined) {
@@ -127,7 +128,7 @@ function validate(cron: CronFederatedHPA, ctx: RuleContext): void {
     if (!isRecord(rule)) return;
     const path = index('spec.rules', i);
     if (isString(rule.schedule) && runsEverySecond(rule.schedule)) {
-      addWarning(ctx, `${child(path, 'schedule')}: "${rule.schedule.trim()}" runs every second; the controller raises @every durations under 1s to 1s`);
+      addWarning(ctx, child(path, 'schedule'), `${child(path, 'schedule')}: "${rule.schedule.trim()}" runs every second; the controller raises @every durations under 1s to 1s`);
     }
     if (target === 'FederatedHPA') checkFederatedHPAReplicas(rule, path, ctx);
     else if (target === 'workload') checkWorkloadReplicas(rule, path, ctx);

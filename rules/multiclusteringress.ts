@@ -2,7 +2,7 @@
  * MultiClusterIngress (networking.<domain>/v1alpha1, namespaced): an Ingress spread over
  * clusters. The spec rules are Kubernetes' Ingress validation as Karmada lifts it.
  */
-import { Arr, Enum, Int32, Obj, Opt, PortStatus, ReqStr, Str, StrList, envelope, type Static } from './_shared/schema.js';
+import { Arr, Enum, Int32, LIST_ATOMIC, MAP_ATOMIC, Obj, Opt, PortStatus, ReqStr, Str, StrList, envelope, type Static } from './_shared/schema.js';
 import { add, addWarning, child, index, isInt32, isRecord, isString, key, list, record } from './_shared/checks.js';
 import { invalid, required } from '../src/field.js';
 import { dns1123Subdomain, dnsHostname, wildcardDns1123Subdomain } from '../src/checks/names.js';
@@ -11,19 +11,25 @@ import type { KindRules, RuleContext } from '../src/rule.js';
 export const PATH_TYPES = ['Exact', 'Prefix', 'ImplementationSpecific'] as const;
 export const INGRESS_CLASS_ANNOTATION = 'kubernetes.io/ingress.class';
 
-const TypedLocalObjectReference = Obj({
-  apiGroup: Opt(Str({ format: 'dns1123-subdomain' })),
-  kind: ReqStr({ format: 'path-segment-name' }),
-  name: ReqStr({ format: 'path-segment-name' }),
-});
+const TypedLocalObjectReference = Obj(
+  {
+    apiGroup: Opt(Str({ format: 'dns1123-subdomain' })),
+    kind: ReqStr({ format: 'path-segment-name' }),
+    name: ReqStr({ format: 'path-segment-name' }),
+  },
+  MAP_ATOMIC,
+);
 
 // Name and number exclude each other and one is required, and a number is 1-65535: checked in
 // checkServicePort. As in Kubernetes, an empty name and a number 0 count as not set (the format
 // accepts ''), so the schema cannot state the number's range without blaming a 0 it allows.
-const ServiceBackendPort = Obj({
-  name: Opt(Str({ format: 'port-name' })),
-  number: Opt(Int32()),
-});
+const ServiceBackendPort = Obj(
+  {
+    name: Opt(Str({ format: 'port-name' })),
+    number: Opt(Int32()),
+  },
+  MAP_ATOMIC,
+);
 
 const IngressBackend = Obj({
   resource: Opt(TypedLocalObjectReference),
@@ -38,26 +44,26 @@ const HTTPIngressPath = Obj({
 
 const IngressRule = Obj({
   host: Opt(Str()),
-  http: Opt(Obj({ paths: Arr(HTTPIngressPath, { minItems: 1 }) })),
+  http: Opt(Obj({ paths: Arr(HTTPIngressPath, { minItems: 1, ...LIST_ATOMIC }) })),
 });
 
-const IngressTLS = Obj({ hosts: Opt(StrList()), secretName: Opt(Str()) });
+const IngressTLS = Obj({ hosts: Opt(StrList(LIST_ATOMIC)), secretName: Opt(Str()) });
 
 const MultiClusterIngressSpec = Obj({
   defaultBackend: Opt(IngressBackend),
   ingressClassName: Opt(Str({ format: 'dns1123-subdomain' })),
-  rules: Opt(Arr(IngressRule)),
-  tls: Opt(Arr(IngressTLS)),
+  rules: Opt(Arr(IngressRule, LIST_ATOMIC)),
+  tls: Opt(Arr(IngressTLS, LIST_ATOMIC)),
 });
 
 const IngressLoadBalancerIngress = Obj({
   ip: Opt(Str({ format: 'ip' })),
   hostname: Opt(Str({ format: 'dns-hostname' })),
-  ports: Opt(Arr(PortStatus)),
+  ports: Opt(Arr(PortStatus, LIST_ATOMIC)),
 });
 
 const MultiClusterIngressStatus = Obj({
-  loadBalancer: Opt(Obj({ ingress: Opt(Arr(IngressLoadBalancerIngress)) })),
+  loadBalancer: Opt(Obj({ ingress: Opt(Arr(IngressLoadBalancerIngress, LIST_ATOMIC)) })),
   serviceLocations: Opt(Arr(Obj({ name: ReqStr({ format: 'dns1035-label' }), clusters: Opt(StrList()) }))),
   trafficBlockClusters: Opt(StrList()),
 });
@@ -171,11 +177,12 @@ function checkIngressClassAnnotation(ctx: RuleContext, annotations: unknown, ing
   const a = record(annotations);
   if (!(INGRESS_CLASS_ANNOTATION in a)) return;
   const field = key('metadata.annotations', INGRESS_CLASS_ANNOTATION);
-  addWarning(ctx, `${field}: deprecated; use spec.ingressClassName`);
+  addWarning(ctx, field, `${field}: deprecated; use spec.ingressClassName`);
   const annotated = a[INGRESS_CLASS_ANNOTATION];
   if (isString(ingressClassName) && ingressClassName !== '' && isString(annotated) && annotated !== ingressClassName) {
     addWarning(
       ctx,
+      field,
       `${field} (${JSON.stringify(annotated)}) differs from spec.ingressClassName (${JSON.stringify(ingressClassName)}); controllers may disagree about which class serves this ingress`,
     );
   }

@@ -2,7 +2,7 @@
  * MultiClusterService (networking.<domain>/v1alpha1, namespaced): one Service exposed
  * across clusters. Its name is the Service's name, so it follows Service name syntax.
  */
-import { Arr, Condition, Enum, Obj, Opt, Port, PortStatus, ReqStr, Str, StrList, envelope, type Static } from './_shared/schema.js';
+import { Arr, Conditions, Enum, LIST_ATOMIC, Obj, Opt, Port, PortStatus, ReqStr, Str, StrList, envelope, type Static } from './_shared/schema.js';
 import { add, addWarning, checkConditions, checkUnique, child, index, isRecord, isString, list, record } from './_shared/checks.js';
 import { duplicate, forbidden, invalid, renderValue } from '../src/field.js';
 import { sameJson } from '../src/json-equal.js';
@@ -29,12 +29,12 @@ const LoadBalancerIngress = Obj({
   ip: Opt(Str({ format: 'ip' })),
   hostname: Opt(Str({ format: 'dns-hostname' })),
   ipMode: Opt(Enum(['VIP', 'Proxy'])),
-  ports: Opt(Arr(PortStatus)),
+  ports: Opt(Arr(PortStatus, LIST_ATOMIC)),
 });
 
 const MultiClusterServiceStatus = Obj({
-  conditions: Opt(Arr(Condition)),
-  loadBalancer: Opt(Obj({ ingress: Opt(Arr(LoadBalancerIngress)) })),
+  conditions: Opt(Conditions()),
+  loadBalancer: Opt(Obj({ ingress: Opt(Arr(LoadBalancerIngress, LIST_ATOMIC)) })),
 });
 
 export const schema = Obj({ ...envelope, spec: MultiClusterServiceSpec, status: Opt(MultiClusterServiceStatus) });
@@ -53,7 +53,7 @@ const isExposureType = (v: unknown): v is string => isString(v) && (EXPOSURE_TYP
 function validate(mcs: MultiClusterService, ctx: RuleContext): void {
   const spec = record(mcs.spec);
   const path = 'spec';
-  for (const [field, warning] of DEPRECATED_FIELD_LIST) if (spec[field] !== undefined) addWarning(ctx, warning);
+  for (const [field, warning] of DEPRECATED_FIELD_LIST) if (spec[field] !== undefined) addWarning(ctx, child(path, field), warning);
   checkTypes(ctx, spec, path);
   checkPorts(ctx, spec.ports, child(path, 'ports'));
 }

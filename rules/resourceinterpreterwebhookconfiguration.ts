@@ -3,7 +3,7 @@
  * registers external webhooks that interpret resources. The webhooks sit at the top
  * level (`webhooks`), there is no `spec`.
  */
-import { Arr, Enum, Int32, Obj, Opt, Port, RawObject, ReqStr, Str, envelope, type Static } from './_shared/schema.js';
+import { Arr, Enum, Int32, Obj, Opt, Port, RawObject, ReqStr, Str, envelope, listMap, type Static } from './_shared/schema.js';
 import { add, addWarning, checkUnique, child, index, isRecord, isString, list, record } from './_shared/checks.js';
 import { memoizeVerdict, ownCopy } from '../src/checks/memo.js';
 import { duplicate, invalid, required, type Cause } from '../src/field.js';
@@ -62,7 +62,8 @@ const ResourceInterpreterWebhook = Obj({
   interpreterContextVersions: Arr(ReqStr({ format: 'dns1035-label' })),
 });
 
-export const schema = Obj({ ...envelope, webhooks: Arr(ResourceInterpreterWebhook), status: Opt(RawObject()) });
+// Webhooks are named, and their names are unique: server-side apply merges them by name.
+export const schema = Obj({ ...envelope, webhooks: Arr(ResourceInterpreterWebhook, listMap('name')), status: Opt(RawObject()) });
 export type ResourceInterpreterWebhookConfiguration = Static<typeof schema>;
 
 const URL_FORM = 'desired format: https://host[/path]';
@@ -146,7 +147,7 @@ function checkClientConfig(ctx: RuleContext, clientConfig: unknown, path: string
   const hasService = given(clientConfig.service);
   if (!hasURL && !hasService) add(ctx, required(path, 'exactly one of url or service is required'));
   // The spec settles both: service takes precedence. Karmada refuses the pair; the spec wins.
-  if (hasURL && hasService) addWarning(ctx, `${path}: url is ignored because service is set (service takes precedence); set only one of them`);
+  if (hasURL && hasService) addWarning(ctx, child(path, 'url'), `${path}: url is ignored because service is set (service takes precedence); set only one of them`);
   if (isString(clientConfig.url) && clientConfig.url !== '') checkWebhookURL(ctx, clientConfig.url, child(path, 'url'));
   const service = record(clientConfig.service);
   if (isString(service.path)) {

@@ -1,5 +1,5 @@
 /** ResourceRegistry (search.<domain>/v1alpha1, cluster-scoped): which resources of which clusters are cached, and where. */
-import { Arr, ClusterAffinity, Condition, LocalSecretReference, Obj, Opt, ReqStr, Str, envelope, type Static } from './_shared/schema.js';
+import { Arr, ClusterAffinity, Conditions, LocalSecretReference, Obj, Opt, ReqStr, Str, envelope, type Static } from './_shared/schema.js';
 import { add, checkClusterAffinity, checkConditions, child, index, isRecord, isString, list, record, tupleKey, warnRepeats } from './_shared/checks.js';
 import { forbidden, invalid } from '../src/field.js';
 import { dns1123Label } from '../src/checks/names.js';
@@ -35,7 +35,7 @@ const ResourceRegistrySpec = Obj({
   backendStore: Opt(BackendStoreConfig),
 });
 
-const ResourceRegistryStatus = Obj({ conditions: Opt(Arr(Condition)) });
+const ResourceRegistryStatus = Obj({ conditions: Opt(Conditions()) });
 
 export const schema = Obj({ ...envelope, spec: ResourceRegistrySpec, status: Opt(ResourceRegistryStatus) });
 export type ResourceRegistry = Static<typeof schema>;

@@ -1,5 +1,5 @@
 /** Work (work.<domain>/v1alpha1, namespaced): manifests to deploy on one member cluster, with per-manifest status. */
-import { Arr, Bool, Condition, INT32_MAX, Int32, Obj, Opt, RawObject, RawValue, ReqStr, ResourceHealth, Str, envelope, type Static } from './_shared/schema.js';
+import { Arr, Bool, Conditions, INT32_MAX, Int32, Obj, Opt, RawObject, RawValue, ReqStr, ResourceHealth, Str, envelope, type Static } from './_shared/schema.js';
 import { add, checkConditions, child, fingerprint, fingerprints, index, type Fingerprints, isInt, isRecord, isString, judgedSpec, list, record, tupleKey } from './_shared/checks.js';
 import { duplicate, invalid, required, tooMany, type Cause } from '../src/field.js';
 import { storedObject, type DefaultContext, type KindRules, type RuleContext } from '../src/rule.js';
@@ -33,7 +33,7 @@ const ManifestStatus = Obj({
 });
 
 const WorkStatus = Obj({
-  conditions: Opt(Arr(Condition)),
+  conditions: Opt(Conditions()),
   manifestStatuses: Opt(Arr(ManifestStatus)),
 });
 

@@ -23,6 +23,17 @@ export interface Cause {
   badValue?: unknown;
 }
 
+/**
+ * A warning, and the field it is about. `message` is the whole text, as a result's `warnings`
+ * list it and the API server hands it to kubectl; `field` lets a report place it (a line in a
+ * manifest) without reading the text.
+ */
+export interface Warning {
+  /** The field the warning is about, a path as a cause's; '' when it is about the object as a whole, or about how it was checked. */
+  field: string;
+  message: string;
+}
+
 /** Field paths are plain strings; these build them the way Kubernetes renders them. */
 export const child = (path: string, name: string): string => (path ? `${path}.${name}` : name);
 export const index = (path: string, i: number): string => `${path}[${i}]`;
@@ -135,8 +146,8 @@ export function formatCause(cause: Cause): string {
 }
 
 /** The warning that replaces a cause in a value an UPDATE leaves as stored. */
-export function keptWarning(cause: Cause): string {
-  return `${formatCause(cause)} (as stored: this update does not change it, so it is not refused)`;
+export function keptWarning(cause: Cause): Warning {
+  return { field: cause.field, message: `${formatCause(cause)} (as stored: this update does not change it, so it is not refused)` };
 }
 
 /**

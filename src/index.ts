@@ -6,9 +6,10 @@
 export { validate, type ValidateOptions, type ValidationResult } from './validate.js';
 export { applyDefaults, type DefaultOptions, type DefaultResult, type PatchOperation } from './defaults.js';
 export { review, type ReviewOptions, type AdmissionReview, type AdmissionRequest, type AdmissionResponse } from './admission/review.js';
-export { formatCause, aggregate, type Cause, type CauseType } from './field.js';
+export { formatCause, aggregate, type Cause, type CauseType, type Warning } from './field.js';
 export type { Lookups, Service, Operation, RuleOptions, KindRules } from './rule.js';
 export { ContextUnavailableError, MAX_CAUSES, MAX_WARNINGS } from './rule.js';
+export { DELETION_PROTECTION_LABEL, DELETION_PROTECTED_MESSAGE } from './deletion-protection.js';
 export {
   kinds,
   kindsFor,

@@ -43,7 +43,7 @@ export function checkMetadata(rules: KindRules, metadata: unknown, ctx: RuleCont
     // The API server clears it before validation and admission (EnsureObjectNamespaceMatchesRequestNamespace):
     // kubectl apply of such a manifest succeeds, so it is no reason to deny one.
     if (typeof namespace === 'string' && namespace !== '') {
-      addWarning(ctx, `metadata.namespace: ignored: ${rules.kind} is cluster-scoped; the API server clears the namespace before it validates or stores the object`);
+      addWarning(ctx, child(path, 'namespace'), `metadata.namespace: ignored: ${rules.kind} is cluster-scoped; the API server clears the namespace before it validates or stores the object`);
     }
   } else if (typeof namespace === 'string' && namespace !== '') {
     const problem = dns1123Label(namespace);

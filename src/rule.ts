@@ -5,7 +5,7 @@
  * other objects only through the injected lookups.
  */
 import type { TSchema } from '@sinclair/typebox';
-import { causeKey, keptWarning, sectionOf, type Cause } from './field.js';
+import { causeKey, keptWarning, sectionOf, type Cause, type Warning } from './field.js';
 import { isRecord } from './is.js';
 
 export type Operation = 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT';
@@ -53,7 +53,7 @@ export interface RuleContext {
   readonly options: RuleOptions;
   /** Add through addCause and addWarning, which stop recording at a bound. */
   readonly causes: Cause[];
-  readonly warnings: string[];
+  readonly warnings: Warning[];
   /** The sections (see sectionOf) of causes found past what a context records (see addCause). */
   droppedFrom?: Set<string>;
   /** The causeKey of every recorded cause, made once the first cause is dropped. */
@@ -66,7 +66,7 @@ export interface RuleContext {
   leftAsStored?: (section: string) => boolean;
   /** Set when warnings were found past what a result can list (see addWarning). */
   warningsDropped?: boolean;
-  /** The recorded warnings, made once the bound is reached to tell a repeat from a new one. */
+  /** The messages of the recorded warnings, made once the bound is reached to tell a repeat from a new one. */
   recordedWarnings?: Set<string>;
 }
 
@@ -89,7 +89,7 @@ const WARNINGS_RECORDED = 2 * MAX_WARNINGS;
 export const UNKNOWN_SECTION = '*';
 
 export function addCause(ctx: RuleContext, cause: Cause): void {
-  if (ctx.leftAsStored?.(sectionOf(cause.field))) addWarning(ctx, keptWarning(cause));
+  if (ctx.leftAsStored?.(sectionOf(cause.field))) recordWarning(ctx, keptWarning(cause));
   else if (ctx.causes.length < CAUSES_RECORDED) ctx.causes.push(cause);
   else noteDropped(ctx, cause);
 }
@@ -105,10 +105,18 @@ function noteDropped(ctx: RuleContext, cause: Cause): void {
   if (!recorded.has(causeKey(cause))) (ctx.droppedFrom ??= new Set()).add(section);
 }
 
+/**
+ * Adds a warning about `field` ('' for none: the object as a whole, or how it was checked); `message`
+ * is the whole text, which usually starts with the field.
+ */
+export function addWarning(ctx: RuleContext, field: string, message: string): void {
+  recordWarning(ctx, { field, message });
+}
+
 /** A warning past the bound is noted as dropped unless it repeats a recorded one (listedWarnings drops repeats). */
-export function addWarning(ctx: RuleContext, warning: string): void {
+export function recordWarning(ctx: RuleContext, warning: Warning): void {
   if (ctx.warnings.length < WARNINGS_RECORDED) ctx.warnings.push(warning);
-  else if (!ctx.warningsDropped && !(ctx.recordedWarnings ??= new Set(ctx.warnings)).has(warning)) ctx.warningsDropped = true;
+  else if (!ctx.warningsDropped && !(ctx.recordedWarnings ??= new Set(ctx.warnings.map((w) => w.message))).has(warning.message)) ctx.warningsDropped = true;
 }
 
 /** The stored object an UPDATE replaces (the status subresource's included); undefined for any other operation. */

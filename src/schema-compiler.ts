@@ -16,10 +16,15 @@ type AjvModule = typeof import('ajv');
 const require = createRequire(import.meta.url);
 const load = lazyRequire<AjvModule>('ajv');
 
+/**
+ * Kubernetes' schema extensions the kind schemas carry: annotations for the API server (unknown
+ * fields kept, server-side apply's merge topology) that validate nothing.
+ */
+export const KUBERNETES_KEYWORDS = ['x-kubernetes-preserve-unknown-fields', 'x-kubernetes-list-type', 'x-kubernetes-list-map-keys', 'x-kubernetes-map-type'] as const;
+
 function configure(ajv: Ajv): Ajv {
   for (const [name, format] of Object.entries(ajvFormats)) ajv.addFormat(name, format);
-  // Editor-facing annotation that carries no validation.
-  ajv.addKeyword({ keyword: 'x-kubernetes-preserve-unknown-fields' });
+  for (const keyword of KUBERNETES_KEYWORDS) ajv.addKeyword({ keyword });
   return ajv;
 }
 

@@ -3,19 +3,26 @@
  * path: identify the kind → schema pass → metadata → the kind's rules → context
  * rules through the injected lookups.
  */
-import { causeKey, invalid, keptWarning, notSupported, renderList, required, sectionOf, type Cause } from './field.js';
+import { causeKey, invalid, keptWarning, notSupported, renderList, required, sectionOf, type Cause, type Warning } from './field.js';
 import { checkSchema, kindValidator, readNulls, unknownFieldCause, type SchemaResult, type SectionRole } from './schema.js';
 import { checkMetadata, checkMetadataUpdate } from './metadata.js';
 import { DEFAULT_GROUP_DOMAIN, apiVersion, rulesFor, supportedKinds } from '../rules/index.js';
-import { addCause, addWarning, UNKNOWN_SECTION, MAX_CAUSES, MAX_WARNINGS, MORE_WARNINGS, storedObject, type KindRules, type Lookups, type MaybePromise, type Operation, type RuleContext, type RuleOptions } from './rule.js';
+import { addCause, addWarning, recordWarning, UNKNOWN_SECTION, MAX_CAUSES, MAX_WARNINGS, MORE_WARNINGS, storedObject, type KindRules, type Lookups, type MaybePromise, type Operation, type RuleContext, type RuleOptions } from './rule.js';
 import { isRecord } from './is.js';
+import { inObjectOrder } from './object-order.js';
+import { deletionProtectionCause } from './deletion-protection.js';
 import { sameJson } from './json-equal.js';
 import { applyDefaults } from './defaults.js';
 import { permanentIdOf } from '../rules/_shared/permanent-id.js';
 
 export interface ValidateOptions extends RuleOptions {
+  /**
+   * CREATE (default) or UPDATE judge `object` by every rule. DELETE judges the object being
+   * deleted, `oldObject` (or `object` when there is none), by Karmada's deletion protection
+   * alone, whatever its kind. CONNECT is always allowed.
+   */
   operation?: Operation;
-  /** The stored object, for UPDATE. */
+  /** The stored object: the one an UPDATE replaces, or a DELETE removes. */
   oldObject?: unknown;
   /** `status` for writes to the status subresource; a write to any other is not judged (allowed, with a warning). */
   subResource?: string;
@@ -29,8 +36,12 @@ export interface ValidateOptions extends RuleOptions {
 
 export interface ValidationResult {
   allowed: boolean;
+  /** Each mistake once, in the order of the fields they name in the object (keys as it lists them, items by index). */
   causes: Cause[];
+  /** What the API server passes on to kubectl as warnings. */
   warnings: string[];
+  /** The same warnings, in the same order, each with the field it is about (see Warning). */
+  warningDetails: Warning[];
   /**
    * Set when the object has more causes than a result lists (MAX_CAUSES, 1,000): `causes` are
    * the first found, in object order. Such an object is always refused.
@@ -46,7 +57,17 @@ export interface ValidationResult {
 export function validate(object: unknown, options?: ValidateOptions & { lookups?: undefined }): ValidationResult;
 export function validate(object: unknown, options?: ValidateOptions): MaybePromise<ValidationResult>;
 export function validate(object: unknown, options: ValidateOptions = NO_OPTIONS): MaybePromise<ValidationResult> {
-  return judge(object, options, true);
+  return options.operation === 'DELETE' ? judgeDelete(object, options) : judge(object, options, true);
+}
+
+/**
+ * A DELETE: the object deleted, the stored one (an AdmissionReview's DELETE carries it as
+ * oldObject, and no object), judged by deletion protection alone.
+ */
+function judgeDelete(object: unknown, options: ValidateOptions): ValidationResult {
+  const deleted = options.oldObject ?? object;
+  const cause = deletionProtectionCause(deleted);
+  return cause ? { allowed: false, causes: [cause], warnings: [], warningDetails: [] } : { allowed: true, causes: [], warnings: [], warningDetails: [] };
 }
 
 /** validate(), on its first reading of the object or on the one after nulls were read (see withNullsRead). */
@@ -61,22 +82,22 @@ function judge(object: unknown, options: ValidateOptions, firstReading: boolean)
     causes: [],
     warnings: [],
   };
-  if (operation === 'DELETE' || operation === 'CONNECT') return finish(ctx);
+  if (operation === 'CONNECT') return finish(ctx, object);
   if (ctx.subResource !== '' && ctx.subResource !== 'status') {
-    addWarning(ctx, `subresource ${JSON.stringify(ctx.subResource)} not judged: fleetgate judges the objects and their status subresource`);
-    return finish(ctx);
+    addWarning(ctx, '', `subresource ${JSON.stringify(ctx.subResource)} not judged: fleetgate judges the objects and their status subresource`);
+    return finish(ctx, object);
   }
 
   if (!isRecord(object)) {
     addCause(ctx, invalid('', object === undefined ? null : object, 'must be a Kubernetes object (a JSON object with apiVersion, kind and metadata)'));
-    return finish(ctx);
+    return finish(ctx, object);
   }
   const rules = rulesFor(object.kind);
   if (!rules) {
     const kind = object.kind;
     if (kind === undefined || kind === null || kind === '') addCause(ctx, required('kind', `supported values: ${renderList(supportedKinds)}`));
     else addCause(ctx, notSupported('kind', kind, supportedKinds));
-    return finish(ctx);
+    return finish(ctx, object);
   }
   const expectedApiVersion = apiVersion(rules, ctx.groupDomain);
   // A missing, empty or non-string apiVersion is the schema pass's (Required, or a type): one cause per mistake.
@@ -86,7 +107,7 @@ function judge(object: unknown, options: ValidateOptions, firstReading: boolean)
 
   const statusOnly = ctx.subResource === 'status';
   const stored = storedObject(ctx);
-  if (operation === 'UPDATE' && !stored) addWarning(ctx, UPDATE_NOT_CHECKED);
+  if (operation === 'UPDATE' && !stored) addWarning(ctx, '', UPDATE_NOT_CHECKED);
   const leftAsStored = stored && sectionsLeftAsStored(rules, object, stored);
   if (leftAsStored) ctx.leftAsStored = leftAsStored;
   const schema = checkSchema(rules.schema, object, kindValidator(rules), stored, sectionRoles(statusOnly, leftAsStored));
@@ -105,33 +126,36 @@ function judge(object: unknown, options: ValidateOptions, firstReading: boolean)
     if (!(cause.field === 'metadata' && object.metadata == null)) addCause(ctx, cause);
   }
   for (const cause of statusOnly ? schema.kept.filter((c) => inStatusWrite(c.field)) : schema.kept) {
-    addWarning(ctx, keptWarning(cause));
+    recordWarning(ctx, keptWarning(cause));
   }
   const unknownFields = statusOnly ? schema.unknownFields.filter(inStatusWrite) : schema.unknownFields;
   for (const path of unknownFields) {
     if (options.strict) addCause(ctx, unknownFieldCause(path));
-    else addWarning(ctx, `unknown field "${path}"`);
+    else addWarning(ctx, path, `unknown field "${path}"`);
   }
 
   checkMetadata(rules, object.metadata, ctx);
   // A bad value kept as stored is still bad: the rules may trip over it (see runRules).
   runRules(rules, object, stored, ctx, schema.causes.length === 0 && schema.kept.length === 0 && !schema.truncated && !schema.keptSkipped && !schema.ignoredSkipped);
 
-  if (statusOnly || !rules.validateWithLookups) return finish(ctx);
-  if (rules.lookupsApply && !rules.lookupsApply(object)) return finish(ctx);
+  if (statusOnly || !rules.validateWithLookups) return finish(ctx, object);
+  if (rules.lookupsApply && !rules.lookupsApply(object)) return finish(ctx, object);
   if (!options.lookups) {
-    addWarning(ctx, `${rules.lookupsNeeded ?? 'context rules'} not checked: no lookups were supplied`);
-    return finish(ctx);
+    addWarning(ctx, '', lookupsNotSupplied(rules));
+    return finish(ctx, object);
   }
   if (rules.lookupFunction && !options.lookups[rules.lookupFunction]) {
-    addWarning(ctx, `${rules.lookupsNeeded ?? 'context rules'} not checked: the lookups have no ${rules.lookupFunction}`);
-    return finish(ctx);
+    addWarning(ctx, '', `${rules.lookupsNeeded ?? 'context rules'} not checked: the lookups have no ${rules.lookupFunction}`);
+    return finish(ctx, object);
   }
   const pending = rules.validateWithLookups(object, options.lookups, ctx);
-  return pending instanceof Promise ? pending.then(() => finish(ctx)) : finish(ctx);
+  return pending instanceof Promise ? pending.then(() => finish(ctx, object)) : finish(ctx, object);
 }
 
 const NO_OPTIONS: ValidateOptions = Object.freeze({});
+
+/** The warning on an object of this kind validated without lookups: its context rules were not checked. */
+export const lookupsNotSupplied = (rules: KindRules): string => `${rules.lookupsNeeded ?? 'context rules'} not checked: no lookups were supplied`;
 
 /** What each section's mistakes do to this write (see SectionRole); undefined when every section decides. */
 function sectionRoles(statusOnly: boolean, leftAsStored: ((section: string) => boolean) | undefined): ((section: string) => SectionRole) | undefined {
@@ -253,10 +277,6 @@ function runRules(rules: KindRules, object: Record<string, unknown>, old: Record
   }
 }
 
-/** Causes are listed in the object's order: identity, metadata, spec, then status (stable within each). */
-const SECTION_RANK = new Map(['', 'apiVersion', 'kind', 'metadata', 'spec'].map((section, rank) => [section, rank]));
-const sectionRank = (field: string): number => SECTION_RANK.get(sectionOf(field)) ?? SECTION_RANK.size;
-
 /** Sections every write is judged on, whatever it leaves as stored. */
 const ALWAYS_JUDGED = new Set(['', 'apiVersion', 'kind', 'metadata']);
 
@@ -276,36 +296,36 @@ function defaultedCopy(rules: KindRules, stored: Record<string, unknown>, object
   }
 }
 
-function finish(ctx: RuleContext): ValidationResult {
-  const warnings = listedWarnings(ctx);
+/** The result of judging `object`: causes in the order of their fields in it (see object-order.ts). */
+function finish(ctx: RuleContext, object: unknown): ValidationResult {
+  const warningDetails = listedWarnings(ctx);
+  // Most objects have none: no call to map for them.
+  const warnings = warningDetails.length === 0 ? [] : warningDetails.map(messageOf);
   const causes = ctx.causes;
-  if (causes.length === 0 && !ctx.droppedFrom) return { allowed: true, causes, warnings };
-  if (causes.length === 1 && !ctx.droppedFrom) return { allowed: false, causes, warnings };
-  const listed = withoutRepeats(inObjectOrder(causes));
-  if (listed.length <= MAX_CAUSES && !ctx.droppedFrom) return { allowed: false, causes: listed, warnings };
-  return { allowed: false, causes: listed.slice(0, MAX_CAUSES), warnings, truncated: true };
+  if (causes.length === 0 && !ctx.droppedFrom) return { allowed: true, causes, warnings, warningDetails };
+  if (causes.length === 1 && !ctx.droppedFrom) return { allowed: false, causes, warnings, warningDetails };
+  const listed = withoutRepeats(inObjectOrder(causes, object));
+  if (listed.length <= MAX_CAUSES && !ctx.droppedFrom) return { allowed: false, causes: listed, warnings, warningDetails };
+  return { allowed: false, causes: listed.slice(0, MAX_CAUSES), warnings, warningDetails, truncated: true };
 }
 
-function listedWarnings(ctx: RuleContext): string[] {
+const messageOf = (warning: Warning): string => warning.message;
+
+/** The warnings a result lists: each text once (the first found, with its field), up to the bound. */
+function listedWarnings(ctx: RuleContext): Warning[] {
   if (ctx.warnings.length < 2 && !ctx.warningsDropped) return ctx.warnings;
-  const warnings = [...new Set(ctx.warnings)];
+  const seen = new Set<string>();
+  const warnings: Warning[] = [];
+  for (const w of ctx.warnings) {
+    if (seen.has(w.message)) continue;
+    seen.add(w.message);
+    warnings.push(w);
+  }
   if (warnings.length <= MAX_WARNINGS && !ctx.warningsDropped) return warnings;
-  return [...warnings.slice(0, MAX_WARNINGS), MORE_WARNINGS];
+  return [...warnings.slice(0, MAX_WARNINGS), { field: '', message: MORE_WARNINGS }];
 }
 
 const FEW_CAUSES = 16;
-
-/** Stable sort by section; the causes usually arrive in order already. */
-export function inObjectOrder(causes: Cause[]): Cause[] {
-  const ranks = causes.map((c) => sectionRank(c.field));
-  let sorted = true;
-  for (let i = 1; i < ranks.length && sorted; i++) sorted = ranks[i - 1]! <= ranks[i]!;
-  if (sorted) return causes;
-  return causes
-    .map((c, i) => ({ c, i, rank: ranks[i]! }))
-    .sort((a, b) => a.rank - b.rank || a.i - b.i)
-    .map((o) => o.c);
-}
 
 /** The same cause reported twice (by the schema and a rule, say) is listed once. */
 export function withoutRepeats(causes: Cause[]): Cause[] {

@@ -1,16 +1,83 @@
 import { describe, expect, it } from 'vitest';
-import { inObjectOrder, validate, withoutRepeats } from '../src/validate.js';
+import { validate, withoutRepeats } from '../src/validate.js';
+import { inObjectOrder } from '../src/object-order.js';
 import { invalid, required, type Cause } from '../src/field.js';
 import { examples } from './fixtures/index.js';
+import { review, type AdmissionReview } from '../src/index.js';
 
 const fields = (causes: Cause[]) => causes.map((c) => c.field);
 
 describe('the causes of a verdict', () => {
-  it('are listed identity, metadata, spec, status, each section in the order found', () => {
+  it('are listed identity, metadata, spec, status, each section in the order of its fields', () => {
+    const object = { kind: 'K', metadata: { name: 'x' }, spec: { b: 1, a: 1 }, status: { x: 1 } };
     const causes = [invalid('status.x', 1, 'a'), invalid('spec.b', 1, 'b'), invalid('metadata.name', 'x', 'c'), invalid('spec.a', 1, 'd'), required('kind')];
-    expect(fields(inObjectOrder(causes))).toEqual(['kind', 'metadata.name', 'spec.b', 'spec.a', 'status.x']);
+    expect(fields(inObjectOrder(causes, object))).toEqual(['kind', 'metadata.name', 'spec.b', 'spec.a', 'status.x']);
     const ordered = [required('apiVersion'), invalid('metadata.name', 'x', 'c'), invalid('spec.a', 1, 'd')];
-    expect(inObjectOrder(ordered)).toBe(ordered);
+    expect(inObjectOrder(ordered, { apiVersion: 'v', metadata: {}, spec: { a: 1 } })).toBe(ordered);
+  });
+
+  it('follow the object: keys in the order it lists them, items by index, a field after the one it is in', () => {
+    const object = { spec: { zeta: [{ b: 1, a: 1 }, { c: 1 }], alpha: { 'x.y/z': 1, w: 1 } }, metadata: { name: 'n' } };
+    const found = ['metadata.name', 'spec.alpha[w]', 'spec.zeta[1].c', 'spec.zeta[0]', 'spec.zeta[0].a', 'spec.alpha[x.y/z]', 'spec.zeta[0].b', 'spec', ''];
+    expect(fields(inObjectOrder(found.map((f) => invalid(f, 1, f)), object))).toEqual([
+      '', 'spec', 'spec.zeta[0]', 'spec.zeta[0].b', 'spec.zeta[0].a', 'spec.zeta[1].c', 'spec.alpha[x.y/z]', 'spec.alpha[w]', 'metadata.name',
+    ]);
+  });
+
+  it('put a field the object lacks after the fields it has at that level, in the order found', () => {
+    const object = { spec: { a: 1, list: [{ x: 1 }] }, status: {} };
+    const found = ['status.missing', 'spec.list[3]', 'spec.required', 'spec.list[0].missing', 'spec.list[0].x', 'spec.a', 'spec.other'];
+    expect(fields(inObjectOrder(found.map((f) => required(f)), object))).toEqual([
+      'spec.a', 'spec.list[0].x', 'spec.list[0].missing', 'spec.list[3]', 'spec.required', 'spec.other', 'status.missing',
+    ]);
+  });
+
+  it('read every path shape: items past 9 and past the end by number, items of items, a path into a value, an unclosed bracket', () => {
+    const object = { spec: { list: Array.from({ length: 12 }, () => ({})), grid: [[1, 2], [3, 4]], name: 'abc', z: 1 } };
+    const found = ['spec.z', 'spec.name[1]', 'spec.name[0]', 'spec.grid[1][0]', 'spec.grid[0][1]', 'spec.list[15]', 'spec.list[11]', 'spec.list[2]', 'spec.list[13]', 'spec.grid[1', 'spec.grid[0][0]'];
+    expect(fields(inObjectOrder(found.map((f) => invalid(f, 1, f)), object))).toEqual([
+      'spec.list[2]', 'spec.list[11]', 'spec.list[13]', 'spec.list[15]', 'spec.grid[0][0]', 'spec.grid[0][1]', 'spec.grid[1', 'spec.grid[1][0]', 'spec.name[1]', 'spec.name[0]', 'spec.z',
+    ]);
+  });
+
+  it('keep the order found among fields of one position, however many', () => {
+    const object = { spec: { a: 1, b: 1 } };
+    const found = ['spec.b', 'spec.x', 'spec.w', 'spec.v', 'spec.a', 'spec.u', 'spec.t', 'spec.s', 'spec.r', 'spec.b'];
+    expect(fields(inObjectOrder(found.map((f, i) => invalid(f, i, f)), object))).toEqual(['spec.a', 'spec.b', 'spec.b', 'spec.x', 'spec.w', 'spec.v', 'spec.u', 'spec.t', 'spec.s', 'spec.r']);
+    const sameField = [invalid('spec.b', 1, 'second'), invalid('spec.a', 1, 'x'), invalid('spec.b', 1, 'first')];
+    expect(inObjectOrder(sameField, object).map((c) => c.message)).toEqual(['Invalid value: 1: x', 'Invalid value: 1: second', 'Invalid value: 1: first']);
+  });
+
+  it('find keys in large objects (indexed) as in small ones', () => {
+    const labels = Object.fromEntries(Array.from({ length: 100 }, (_, i) => [`k${99 - i}`, 'v']));
+    const found = ['metadata.labels[k0]', 'metadata.labels[k99]', 'metadata.labels[k50]', 'metadata.labels[nope]'];
+    expect(fields(inObjectOrder(found.map((f) => invalid(f, 'v', 'bad')), { metadata: { labels } }))).toEqual([
+      'metadata.labels[k99]', 'metadata.labels[k50]', 'metadata.labels[k0]', 'metadata.labels[nope]',
+    ]);
+  });
+
+  it('of a schema mistake and a rule mistake are in object order: the MultiClusterIngress and Cluster of issue 21', () => {
+    const ingress = structuredClone(examples.find((e) => e.kind === 'MultiClusterIngress')!) as Record<string, any>;
+    ingress.spec.rules[0].http.paths[1].pathType = 'Bogus';
+    ingress.spec.rules[0].http.paths[0].path = 'no-slash';
+    expect(fields(validate(ingress).causes)).toEqual(['spec.rules[0].http.paths[0].path', 'spec.rules[0].http.paths[1].pathType']);
+
+    const cluster = structuredClone(examples.find((e) => e.kind === 'Cluster')!) as Record<string, any>;
+    cluster.spec.resourceModels[0].grade = 'x';
+    cluster.spec.taints.push({ ...cluster.spec.taints[0] });
+    const taints = cluster.spec.taints.length;
+    expect(fields(validate(cluster).causes)).toEqual([`spec.taints[${taints - 1}]`, 'spec.resourceModels[0].grade']);
+    // An object that lists resourceModels first has its mistake first.
+    const { resourceModels, ...rest } = cluster.spec;
+    cluster.spec = { resourceModels, ...rest };
+    expect(fields(validate(cluster).causes)).toEqual(['spec.resourceModels[0].grade', `spec.taints[${taints - 1}]`]);
+    // The message of a denial lists them in the same order.
+    const answer = review(
+      { apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request: { uid: 'u', operation: 'CREATE', object: ingress } },
+      { mode: 'validate' },
+    ) as AdmissionReview;
+    expect(answer.response!.status!.message).toMatch(/is invalid: \[spec\.rules\[0\]\.http\.paths\[0\]\.path: .*, spec\.rules\[0\]\.http\.paths\[1\]\.pathType: /);
+    expect(answer.response!.status!.details!.causes!.map((c) => c.field)).toEqual(['spec.rules[0].http.paths[0].path', 'spec.rules[0].http.paths[1].pathType']);
   });
 
   it('put a metadata mistake before a spec mistake the schema found first', () => {

@@ -14,13 +14,32 @@ export function changed<T>(base: T, edit: (o: any) => void): T {
   return copy;
 }
 
-export const causesOf = (result: ValidationResult): Want[] =>
+export const causesOf = (result: Pick<ValidationResult, 'causes'> & Partial<ValidationResult>): Want[] =>
   result.causes.map((c) => ({ type: c.type, field: c.field })).sort(byField);
 
 const byField = (a: Want, b: Want) => a.field.localeCompare(b.field) || a.type.localeCompare(b.type);
 
+/** A case as expectCauses saw it, for a suite that replays the rule tests elsewhere (test/apiserver/parity.test.ts). */
+export interface SeenCase {
+  object: unknown;
+  options: ValidateOptions;
+  allowed: boolean;
+}
+let caseRecorder: ((seen: SeenCase) => void) | undefined;
+/** Hands every case expectCauses checks from now on to `record` (a copy, taken before it is validated). */
+export function recordCases(record: (seen: SeenCase) => void): void {
+  caseRecorder = record;
+}
+
 /** Validates synchronously (no lookups) and asserts exactly these causes, in any order. */
 export function expectCauses(object: unknown, want: Want[], options: ValidateOptions = {}): ValidationResult {
+  if (caseRecorder) {
+    try {
+      caseRecorder({ object: structuredClone(object), options: structuredClone(options), allowed: want.length === 0 });
+    } catch {
+      // An object JSON cannot hold (a function, a cycle) is no request body: nothing to replay.
+    }
+  }
   const result = validate(object, { ...options, lookups: undefined });
   expect(causesOf(result)).toEqual([...want].sort(byField));
   expect(result.allowed).toBe(want.length === 0);

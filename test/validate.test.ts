@@ -16,14 +16,15 @@ const kindList =
 describe('validate', () => {
   it('allows DELETE and CONNECT without judging the object', () => {
     for (const operation of ['DELETE', 'CONNECT'] as const) {
-      expect(validate('not an object', { operation })).toEqual({ allowed: true, causes: [], warnings: [] });
-      expect(validate(changed(cluster, (o) => (o.spec.syncMode = 'Both')), { operation })).toEqual({ allowed: true, causes: [], warnings: [] });
+      expect(validate('not an object', { operation })).toEqual({ allowed: true, causes: [], warnings: [], warningDetails: [] });
+      expect(validate(changed(cluster, (o) => (o.spec.syncMode = 'Both')), { operation })).toEqual({ allowed: true, causes: [], warnings: [], warningDetails: [] });
     }
   });
 
   it('does not judge a write to a subresource the kinds do not have, as review() does not', () => {
     const result = validate(changed(cluster, (o) => (o.spec.syncMode = 'Both')), { operation: 'UPDATE', subResource: 'scale', oldObject: cluster });
-    expect(result).toEqual({ allowed: true, causes: [], warnings: ['subresource "scale" not judged: fleetgate judges the objects and their status subresource'] });
+    const warning = 'subresource "scale" not judged: fleetgate judges the objects and their status subresource';
+    expect(result).toEqual({ allowed: true, causes: [], warnings: [warning], warningDetails: [{ field: '', message: warning }] });
   });
 
   it('refuses a value that is no object at the root, an absent one as null', () => {
@@ -64,7 +65,7 @@ describe('validate', () => {
   it('says so when an UPDATE comes without the stored object, whose rules it then cannot apply', () => {
     const renamed = changed(cluster, (o) => (o.metadata.name = 'renamed'));
     for (const oldObject of [undefined, null, 'cluster']) {
-      expect(validate(renamed, { operation: 'UPDATE', oldObject })).toEqual({ allowed: true, causes: [], warnings: [UPDATE_NOT_CHECKED] });
+      expect(validate(renamed, { operation: 'UPDATE', oldObject })).toEqual({ allowed: true, causes: [], warnings: [UPDATE_NOT_CHECKED], warningDetails: [{ field: '', message: UPDATE_NOT_CHECKED }] });
     }
     expect(validate(renamed, { operation: 'UPDATE', oldObject: cluster }).causes.map((c) => c.field)).toEqual(['metadata.name']);
     expect(validate(cluster, { operation: 'UPDATE', oldObject: cluster }).warnings).toEqual([]);
@@ -81,13 +82,12 @@ describe('a namespace', () => {
     );
     for (const example of scoped('Cluster')) {
       const withNamespace = changed(example, (o) => (o.metadata.namespace = 'default'));
+      const ignored = `metadata.namespace: ignored: ${example.kind} is cluster-scoped; the API server clears the namespace before it validates or stores the object`;
       expect(validate(withNamespace)).toEqual({
         allowed: true,
         causes: [],
-        warnings: [
-          `metadata.namespace: ignored: ${example.kind} is cluster-scoped; the API server clears the namespace before it validates or stores the object`,
-          ...validate(example).warnings,
-        ],
+        warnings: [ignored, ...validate(example).warnings],
+        warningDetails: [{ field: 'metadata.namespace', message: ignored }, ...validate(example).warningDetails],
       });
       expect(validate(withNamespace, { operation: 'UPDATE', oldObject: example }).causes).toEqual([]);
     }
@@ -163,7 +163,7 @@ describe('a field written as null', () => {
     ['a deprecated field', changed(mcs, (o) => (o.spec.range = null))],
     ['a time zone', changed(cronDeployment, (o) => (o.spec.rules[0].timeZone = null))],
   ])('in %s is no value at all', (_, object) => {
-    expect(validate(object)).toEqual({ allowed: true, causes: [], warnings: [] });
+    expect(validate(object)).toEqual({ allowed: true, causes: [], warnings: [], warningDetails: [] });
   });
 
   it('in a required field is a missing value, and in a list an item of the wrong type', () => {

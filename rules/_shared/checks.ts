@@ -5,7 +5,7 @@
  */
 import { child, duplicate, index, invalid, keptWarning, key, required, forbidden, type Cause } from '../../src/field.js';
 import { labelValue, qualifiedName } from '../../src/checks/names.js';
-import { addCause, addWarning, storedObject, type RuleContext } from '../../src/rule.js';
+import { addCause, addWarning, recordWarning, storedObject, type RuleContext } from '../../src/rule.js';
 import { isRecord } from '../../src/is.js';
 import { INT32_MAX, INT32_MIN } from './schema.js';
 
@@ -29,7 +29,7 @@ export { addWarning };
  */
 export const addUnlessStored = (ctx: RuleContext, cause: Cause, value: unknown, storedValue: (old: Record<string, unknown>) => unknown): void => {
   const stored = storedObject(ctx);
-  if (stored && storedValue(stored) === value) addWarning(ctx, keptWarning(cause));
+  if (stored && storedValue(stored) === value) recordWarning(ctx, keptWarning(cause));
   else addCause(ctx, cause);
 };
 
@@ -49,7 +49,7 @@ export function checkUnique<T>(ctx: RuleContext, items: readonly T[], keyOf: (it
  * or '') are skipped: those are the schema's or a rule's to report.
  */
 export function warnRepeats<T>(ctx: RuleContext, items: readonly T[], path: string, keyOf: (item: T) => string | undefined, describe: (item: T) => string): void {
-  forEachRepeat(items, keyOf, (item, i, first) => addWarning(ctx, `${index(path, i)}: ${describe(item)} is already listed at ${index(path, first)}`));
+  forEachRepeat(items, keyOf, (item, i, first) => addWarning(ctx, index(path, i), `${index(path, i)}: ${describe(item)} is already listed at ${index(path, first)}`));
 }
 
 /**

@@ -77,9 +77,19 @@ export const Quantity = () => Unsafe<string | number>({ type: ['string', 'number
 export const QuantityMap = () => MapOf(Quantity());
 export const StringMap = () => MapOf(Str());
 
+/**
+ * Merge markers for server-side apply, as Kubernetes schemas write them (they validate nothing):
+ * a list is atomic (replaced whole) unless it is a set or a map keyed by some of its items'
+ * fields; an object is granular unless it is atomic.
+ */
+export const LIST_ATOMIC = { 'x-kubernetes-list-type': 'atomic' } as const;
+export const LIST_SET = { 'x-kubernetes-list-type': 'set' } as const;
+export const listMap = (...keys: string[]) => ({ 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': keys }) as const;
+export const MAP_ATOMIC = { 'x-kubernetes-map-type': 'atomic' } as const;
+
 /** Embedded objects the API keeps as they are (manifests, raw status). */
-export const RawObject = () =>
-  Unsafe<Record<string, unknown>>({ type: 'object', 'x-kubernetes-preserve-unknown-fields': true });
+export const RawObject = (options: { readonly 'x-kubernetes-map-type'?: 'atomic' } = {}) =>
+  Unsafe<Record<string, unknown>>({ type: 'object', 'x-kubernetes-preserve-unknown-fields': true, ...options });
 export const RawValue = () => Unsafe<unknown>({ 'x-kubernetes-preserve-unknown-fields': true });
 
 export const OwnerReference = Obj({
@@ -103,9 +113,9 @@ export const ObjectMeta = Obj({
   deletionGracePeriodSeconds: Opt(Int64({ minimum: 0 })),
   labels: Opt(StringMap()),
   annotations: Opt(StringMap()),
-  finalizers: Opt(StrList()),
-  ownerReferences: Opt(Arr(OwnerReference)),
-  managedFields: Opt(Arr(RawObject())),
+  finalizers: Opt(StrList(LIST_SET)),
+  ownerReferences: Opt(Arr(OwnerReference, listMap('uid'))),
+  managedFields: Opt(Arr(RawObject(), LIST_ATOMIC)),
   selfLink: Opt(Str()),
 });
 
@@ -130,22 +140,28 @@ export const Condition = Obj({
   observedGeneration: Opt(Int64({ minimum: 0 })),
 });
 export type Condition = Static<typeof Condition>;
+/** Conditions, one per type: server-side apply merges them by type. */
+export const Conditions = () => Arr(Condition, listMap('type'));
 
 export const LabelSelectorRequirement = Obj({
   key: ReqStr({ format: 'qualified-name' }),
   operator: Enum(['In', 'NotIn', 'Exists', 'DoesNotExist']),
-  values: Opt(StrList()),
+  values: Opt(StrList(LIST_ATOMIC)),
 });
-export const LabelSelector = Obj({
-  matchLabels: Opt(StringMap()),
-  matchExpressions: Opt(Arr(LabelSelectorRequirement)),
-});
+/** Kubernetes' LabelSelector is an atomic struct: a selector is applied whole. */
+export const LabelSelector = Obj(
+  {
+    matchLabels: Opt(StringMap()),
+    matchExpressions: Opt(Arr(LabelSelectorRequirement, LIST_ATOMIC)),
+  },
+  MAP_ATOMIC,
+);
 
 /** Cluster field selectors: only provider, region and zone, only In and NotIn. */
 export const ClusterFieldSelectorRequirement = Obj({
   key: Enum(['provider', 'region', 'zone']),
   operator: Enum(['In', 'NotIn']),
-  values: Opt(StrList()),
+  values: Opt(StrList(LIST_ATOMIC)),
 });
 export const FieldSelector = Obj({ matchExpressions: Opt(Arr(ClusterFieldSelectorRequirement)) });
 

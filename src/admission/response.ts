@@ -11,6 +11,9 @@ export const allowed = (): Response => ({ allowed: true });
 /** A request that could not be used: 400 for bad input, 500 for a bug. */
 export const errored = (code: number, message: string): Response => ({ allowed: false, status: { code, message } });
 
+/** Causes as metav1.StatusCause, with the library's `type` beside the wire's `reason`. */
+const statusCauses = (causes: readonly Cause[]) => causes.map((c) => ({ reason: c.type, type: c.type, field: c.field, message: c.message }));
+
 /** 422 Invalid with causes, worded as the API server words `apierrors.NewInvalid`. */
 export function invalid(kind: string, group: string, name: string, causes: Cause[], truncated = false): Response {
   return {
@@ -23,8 +26,21 @@ export function invalid(kind: string, group: string, name: string, causes: Cause
         name,
         group,
         kind,
-        causes: causes.map((c) => ({ reason: c.type, type: c.type, field: c.field, message: c.message })),
+        causes: statusCauses(causes),
       },
+    },
+  };
+}
+
+/** 403 Forbidden, as Karmada's webhooks deny (`admission.Denied`): the message alone is what kubectl shows. */
+export function forbidden(message: string, kind: string, group: string, name: string, causes: Cause[]): Response {
+  return {
+    allowed: false,
+    status: {
+      code: 403,
+      reason: 'Forbidden',
+      message,
+      details: { name, group, kind, causes: statusCauses(causes) },
     },
   };
 }

@@ -8,14 +8,21 @@ import { mutation } from '../defaults.js';
 import { DEFAULT_GROUP_DOMAIN, apiGroup, rulesFor, supportedKinds } from '../../rules/index.js';
 import { ContextUnavailableError, OPERATIONS, pickRuleOptions, type KindRules, type Lookups, type MaybePromise, type Operation, type RuleOptions } from '../rule.js';
 import type { ValidationResult } from '../validate.js';
-import { allowed, errored, invalid, patched } from './response.js';
+import { allowed, errored, forbidden, invalid, patched } from './response.js';
+import { DELETION_PROTECTED_MESSAGE } from '../deletion-protection.js';
 import type { AdmissionRequest, AdmissionResponse, AdmissionReview } from './types.js';
 import { isRecord } from '../is.js';
 
 export type { AdmissionRequest, AdmissionResponse, AdmissionReview } from './types.js';
 
 export interface ReviewOptions extends RuleOptions {
-  mode: 'validate' | 'mutate';
+  /**
+   * `validate` judges every rule (a DELETE by deletion protection, see validate()); `mutate`
+   * answers the defaults as a JSON Patch. `deletion-protection` is Karmada's
+   * /validate-resourcedeletionprotection: a DELETE of any kind is judged by deletion protection
+   * alone, and any other operation is allowed unread.
+   */
+  mode: 'validate' | 'mutate' | 'deletion-protection';
   groupDomain?: string;
   lookups?: Lookups;
   /** Only this kind is accepted (per-kind webhook paths); another kind gets code 400. */
@@ -98,6 +105,13 @@ function decode(input: unknown, options: ReviewOptions): Decoded | { error: stri
     return { error: `request.operation ${shown(request.operation)} is not one of CREATE, UPDATE, DELETE, CONNECT` };
   }
   const req = request as unknown as AdmissionRequest;
+  if (options.mode === 'deletion-protection') {
+    if (operation !== 'DELETE') return { request: req, operation };
+    // As Karmada's handler, which cannot decode an absent or malformed stored object: 400.
+    if (request.oldObject === undefined || request.oldObject === null) return { error: 'there is no content to decode: request.oldObject is empty (a DELETE carries the stored object)' };
+    if (!isRecord(request.oldObject)) return { error: 'request.oldObject is not a JSON object' };
+    return { request: req, operation, oldObject: request.oldObject };
+  }
   const requestKind = isRecord(request.kind) && typeof request.kind.kind === 'string' ? request.kind.kind : undefined;
   if (operation === 'DELETE' || operation === 'CONNECT') {
     // Nothing to validate, but a per-kind endpoint still answers only for its kind.
@@ -105,7 +119,7 @@ function decode(input: unknown, options: ReviewOptions): Decoded | { error: stri
     if (options.kind !== undefined && typeof kindName === 'string' && kindName !== options.kind) {
       return { error: `this endpoint serves ${options.kind}, but the request is for ${kindName}` };
     }
-    return { request: req, operation };
+    return { request: req, operation, oldObject: operation === 'DELETE' && isRecord(request.oldObject) ? request.oldObject : undefined };
   }
 
   const object = request.object;
@@ -139,6 +153,25 @@ function decode(input: unknown, options: ReviewOptions): Decoded | { error: stri
   return { request: req, operation, rules, object: withRequestNamespace(object, rules, req), oldObject };
 }
 
+/**
+ * A DELETE, judged on the stored object by deletion protection; without it (an API server
+ * sends it with every DELETE), there is nothing to read, and nothing to refuse.
+ */
+function judgeDelete(request: AdmissionRequest, stored: Record<string, unknown> | undefined): Omit<AdmissionResponse, 'uid'> {
+  if (!stored) return allowed();
+  const result = validate(undefined, { operation: 'DELETE', oldObject: stored });
+  if (result.allowed) return allowed();
+  const metadata = isRecord(stored.metadata) ? stored.metadata : {};
+  const name = typeof metadata.name === 'string' ? metadata.name : typeof request.name === 'string' ? request.name : '';
+  const kind = isRecord(request.kind) && typeof request.kind.kind === 'string' ? request.kind.kind : typeof stored.kind === 'string' ? stored.kind : '';
+  const group = isRecord(request.kind) && typeof request.kind.group === 'string' ? request.kind.group : groupOf(stored.apiVersion);
+  // Deletion protection is the only rule a DELETE has: Karmada's message, as its webhook words it.
+  return forbidden(DELETION_PROTECTED_MESSAGE, kind, group, name, result.causes);
+}
+
+/** The group of an apiVersion (`cluster.karmada.io/v1alpha1`); '' for the core group's `v1`. */
+const groupOf = (apiVersion: unknown): string => (typeof apiVersion === 'string' && apiVersion.includes('/') ? apiVersion.slice(0, apiVersion.indexOf('/')) : '');
+
 /** The API server fills the namespace in from the request; a reviewed object may not carry it yet. */
 function withRequestNamespace(object: Record<string, unknown>, rules: KindRules, request: AdmissionRequest): Record<string, unknown> {
   if (rules.scope !== 'Namespaced' || !request.namespace) return object;
@@ -149,6 +182,7 @@ function withRequestNamespace(object: Record<string, unknown>, rules: KindRules,
 
 function decide(decoded: Decoded, options: ReviewOptions): MaybePromise<Omit<AdmissionResponse, 'uid'>> {
   const { request, operation, rules, object, oldObject } = decoded;
+  if (operation === 'DELETE') return options.mode === 'mutate' ? allowed() : judgeDelete(request, oldObject);
   if (!rules || !object) return allowed();
   const subResource = request.subResource ?? '';
   if (subResource !== '' && subResource !== 'status') return allowed();

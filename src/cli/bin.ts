@@ -1,15 +1,15 @@
 #!/usr/bin/env node
 import { main } from './main.js';
 import { readStdin } from '../manifest-text.js';
-import type { RunningServer } from '../server/serve.js';
+import type { RunningService } from './io.js';
 
 const SHUTDOWN_GRACE_MS = 30_000;
 const argv = process.argv.slice(2);
 
-// Only the server drains on a signal. Every other command keeps Node's default, so a
+// Only the servers drain on a signal. Every other command keeps Node's default, so a
 // cancelled `validate` in CI ends by its signal and never looks like a pass.
-let running: RunningServer | undefined;
-if (argv[0] === 'serve') {
+let running: RunningService | undefined;
+if (argv[0] === 'serve' || argv[0] === 'apiserver') {
   // Installed before the server starts, so a signal during start-up is handled too.
   let draining = false;
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {

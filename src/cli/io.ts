@@ -1,6 +1,5 @@
 /** What a command may touch: its output streams, standard input, and nothing else of the process. */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import type { RunningServer } from '../server/serve.js';
 import { dns1123Subdomain } from '../checks/names.js';
 
 export interface CliIO {
@@ -12,8 +11,13 @@ export interface CliIO {
   stderrIsTTY?: boolean;
   /** The clock progress is timed by, in milliseconds; Date.now unless a test drives it. */
   now?: () => number;
-  /** Called with the running server so the caller can wire signals. */
-  onServe?: (server: RunningServer) => void;
+  /** Called with the running server (`serve`, `apiserver`) so the caller can wire signals. */
+  onServe?: (server: RunningService) => void;
+}
+
+/** A server a command started: stopping it drains what is in flight. */
+export interface RunningService {
+  close(signal?: string): Promise<void>;
 }
 
 export interface Command {

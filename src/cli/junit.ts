@@ -7,11 +7,15 @@ export interface JUnitCase {
   failure?: { message: string; details: string };
   skipped?: string;
   seconds?: number;
+  /** Text the case printed: a validated object's warnings, which are neither failures nor skips. */
+  output?: string;
 }
 
 export interface JUnitSuite {
   name: string;
   cases: JUnitCase[];
+  /** Text about the suite as a whole, after its cases. */
+  output?: string;
 }
 
 // XML 1.0 forbids most control characters even when escaped; they are dropped.
@@ -32,14 +36,15 @@ export function junitXml(name: string, suites: readonly JUnitSuite[]): string {
     );
     for (const c of suite.cases) {
       const open = `    <testcase name="${escape(c.name)}" classname="${escape(c.classname)}"${c.seconds !== undefined ? ` time="${c.seconds.toFixed(3)}"` : ''}`;
-      if (c.failure) {
-        lines.push(`${open}>`, `      <failure message="${escape(c.failure.message)}">${escape(c.failure.details)}</failure>`, '    </testcase>');
-      } else if (c.skipped) {
-        lines.push(`${open}>`, `      <skipped message="${escape(c.skipped)}"/>`, '    </testcase>');
-      } else {
-        lines.push(`${open}/>`);
-      }
+      const inside: string[] = [];
+      if (c.failure) inside.push(`      <failure message="${escape(c.failure.message)}">${escape(c.failure.details)}</failure>`);
+      else if (c.skipped) inside.push(`      <skipped message="${escape(c.skipped)}"/>`);
+      // After failure or skipped, as the JUnit schema orders a test case's elements.
+      if (c.output) inside.push(`      <system-out>${escape(c.output)}</system-out>`);
+      if (inside.length) lines.push(`${open}>`, ...inside, '    </testcase>');
+      else lines.push(`${open}/>`);
     }
+    if (suite.output) lines.push(`    <system-out>${escape(suite.output)}</system-out>`);
     lines.push('  </testsuite>');
   }
   lines.push('</testsuites>', '');

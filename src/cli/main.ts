@@ -16,6 +16,7 @@ const commands: { name: string; load: () => Promise<Command> }[] = [
   { name: 'schema', load: async () => (await import('./commands/schema.js')).schemaCommand },
   { name: 'certs', load: async () => (await import('./commands/certs.js')).certsCommand },
   { name: 'serve', load: async () => (await import('./commands/serve.js')).serveCommand },
+  { name: 'apiserver', load: async () => (await import('./commands/apiserver.js')).apiserverCommand },
 ];
 
 function version(): string {

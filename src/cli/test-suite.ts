@@ -204,6 +204,12 @@ function refusedAsUndefined<T>(read: () => T): T | undefined {
   }
 }
 
+/** A case's name as written, when it is a non-empty string; whatever else is wrong with the case. */
+function caseName(node: Node): string | undefined {
+  const name = isMap(node) ? node.get('name') : undefined;
+  return typeof name === 'string' && name !== '' ? name : undefined;
+}
+
 /** One suite file: its YAML tree walked key by key. */
 class SuiteReader {
   private readonly lineCounter = new LineCounter();
@@ -329,17 +335,18 @@ class SuiteReader {
       return undefined;
     }
     const cases: TestCase[] = [];
+    // Names are checked on every case, a malformed one included, so a repeat is reported with its other problems.
     const names = new Map<string, number>();
     casesNode.items.forEach((item, i) => {
       const c = refusedAsUndefined(() => this.readCase(item as Node, i));
-      if (!c) return;
-      const earlier = names.get(c.name);
+      const name = caseName(item as Node);
+      const earlier = name === undefined ? undefined : names.get(name);
       if (earlier !== undefined) {
-        this.problem(item as Node, `cases[${i}]: the name "${c.name}" is already used by the case on line ${earlier}`);
+        this.problem(item as Node, `cases[${i}]: the name "${name}" is already used by the case on line ${earlier}`);
         return;
       }
-      names.set(c.name, c.line);
-      cases.push(c);
+      if (name !== undefined) names.set(name, this.line(item as Node));
+      if (c) cases.push(c);
     });
     if (this.loader.problems.length > before) return undefined;
     return { file: this.file, ...(description !== undefined ? { description } : {}), cases };
@@ -347,10 +354,9 @@ class SuiteReader {
 
   private readCase(node: Node, i: number): TestCase | undefined {
     const before = this.loader.problems.length;
-    let what = `cases[${i}]`;
     // The case's name, when it has a usable one, names it in every problem, even the first.
-    const named = isMap(node) ? node.get('name') : undefined;
-    if (typeof named === 'string' && named !== '') what = `case "${named}"`;
+    const named = caseName(node);
+    const what = named === undefined ? `cases[${i}]` : `case "${named}"`;
     const f = this.fields(node, CASE_KEYS, what);
     if (!f) return undefined;
     const nameNode = f.get('name');

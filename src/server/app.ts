@@ -11,6 +11,7 @@ import { isAdmissionReview, review, type AdmissionReview, type ReviewOptions } f
 import { kindsFor, DEFAULT_GROUP_DOMAIN } from '../../rules/index.js';
 import { OPERATIONS, pickRuleOptions, type Lookups, type RuleOptions } from '../rule.js';
 import { guardLookups, reviewBudgetMs, type ContextFailurePolicy } from './deadline.js';
+import { DELETION_PROTECTION_PATH } from '../deletion-protection.js';
 import type { WebhookMetrics } from './metrics.js';
 
 /**
@@ -123,7 +124,8 @@ export function createApp(options: AppOptions = {}): Koa {
   function record(request: ReturnType<typeof describe>, out: AdmissionReview, mode: string, path: string): void {
     const response = out.response;
     const code = response?.status?.code;
-    const verdict = response?.allowed ? 'allowed' : code === 422 ? 'denied' : 'errored';
+    // 422 Invalid, or 403 Forbidden for a protected DELETE: the request's own fault, not the review's.
+    const verdict = response?.allowed ? 'allowed' : code === 422 || code === 403 ? 'denied' : 'errored';
     // Label values from a closed set: a caller cannot grow the series count with made-up kinds.
     metrics?.verdict(servedKinds.has(request.kind) ? request.kind : 'unknown', OPERATIONS.has(request.operation) ? request.operation : 'unknown', verdict);
     if (!logger) return;
@@ -144,6 +146,9 @@ export function createApp(options: AppOptions = {}): Koa {
     router.post(info.webhookPaths.mutate, handler('mutate', info.kind));
     paths.add(info.webhookPaths.validate).add(info.webhookPaths.mutate);
   }
+  // Karmada's registration sends every resource's DELETE here, not only the 13 kinds'.
+  router.post(DELETION_PROTECTION_PATH, handler('deletion-protection'));
+  paths.add(DELETION_PROTECTION_PATH);
 
   // Metrics and the last-resort guard wrap everything: Koa's own error handler answers
   // text/plain, and no request may take the process down.
@@ -164,6 +169,14 @@ export function createApp(options: AppOptions = {}): Koa {
         track.done(ctx.status, (performance.now() - started) / 1000);
       }
     }
+  });
+  // The router answers a method it does not know (PROPFIND, say) 501, a server error, for what is
+  // the client's mistake: such a method gets what GET gets, 405 on a webhook path and 404 elsewhere.
+  const knownMethods = new Set(router.methods);
+  app.use(async (ctx, next) => {
+    if (knownMethods.has(ctx.method)) return next();
+    ctx.status = paths.has(ctx.path) ? 405 : 404;
+    if (ctx.status === 405) ctx.set('Allow', 'POST');
   });
   app.use(router.routes());
   app.use(router.allowedMethods());

@@ -3,18 +3,15 @@
  * second port, certificate hot reload, graceful shutdown. Certificates come from
  * files or, with none given, from the development CA generated on first start.
  */
-import { createServer as createHttpsServer, type Server as HttpsServer, type ServerOptions } from 'node:https';
-import { createServer as createHttpServer, type IncomingMessage, type Server as HttpServer } from 'node:http';
-import { readFileSync, watch, type FSWatcher } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { isIP, type AddressInfo, type Socket } from 'node:net';
-import { X509Certificate } from 'node:crypto';
+import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
+import type { Server as HttpServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { pino, type Logger } from 'pino';
 import { createApp, type AppOptions } from './app.js';
 import { createMetrics } from './metrics.js';
 import { kubeClient, kubeLookups, type KubeLookups } from './kube.js';
-import { DEV_NAMES, ensureDevCerts } from '../../certs/tinyca.js';
 import { listening } from './listening.js';
+import { createProbeServer, listen, reloadCertificatesOnChange, secureContext, tlsFiles, trackRequests } from './https.js';
 import { DEFAULT_GROUP_DOMAIN, ruleModules } from '../../rules/index.js';
 import { kindValidator } from '../schema.js';
 
@@ -64,7 +61,9 @@ const KEEP_ALIVE_TIMEOUT_MS = 95_000;
 /**
  * No API server waits longer than 30 s for a webhook's answer, so a request that takes longer
  * to arrive (a stalled or trickled body, headers never finished) is given up on. Node checks
- * both limits only while a request is arriving, not on an idle kept-alive connection.
+ * both limits only while a request is arriving, not on an idle kept-alive connection. A TLS
+ * handshake gets as long (Node's default, 120 s, let connections that never start one hold a
+ * descriptor four times longer than any other kind of silent client).
  */
 const REQUEST_TIMEOUT_MS = 30_000;
 /** How often Node looks for requests past those limits (its default, 30 s, would double them). */
@@ -72,74 +71,6 @@ const TIMEOUT_CHECK_INTERVAL_MS = 5_000;
 
 /** What /readyz says before the control-plane caches have their first list. */
 const WAITING_FOR_CACHES = 'waiting for the first list of Services and ResourceInterpreterCustomizations from the control plane';
-
-/** Certificate writers (kubelet's Secret volumes, cert-manager) change several files in a burst. */
-const RELOAD_DEBOUNCE_MS = 100;
-/** How long shutdown waits for a request body still arriving before it gives up on the request. */
-const ARRIVAL_GRACE_MS = 1000;
-
-interface TlsFiles {
-  cert: string;
-  key: string;
-  caFile?: string;
-  /** For development certificates: what the start-up line says about them. */
-  devNote?: string;
-}
-
-/** The names development certificates cover: localhost and its addresses, and a specific address served. */
-function devNames(bindAddress: string | undefined) {
-  const specific = bindAddress && isIP(bindAddress) && !['0.0.0.0', '::', ...DEV_NAMES.ipAddresses].includes(bindAddress);
-  return specific ? { ...DEV_NAMES, ipAddresses: [...DEV_NAMES.ipAddresses, bindAddress] } : DEV_NAMES;
-}
-
-function tlsFiles(options: ServeOptions): TlsFiles {
-  if (options.tlsCertFile || options.tlsPrivateKeyFile) {
-    if (!options.tlsCertFile || !options.tlsPrivateKeyFile) throw new Error('--tls-cert-file and --tls-private-key-file must be given together');
-    return { cert: options.tlsCertFile, key: options.tlsPrivateKeyFile };
-  }
-  if (options.certDir) return { cert: join(options.certDir, 'tls.crt'), key: join(options.certDir, 'tls.key') };
-  const names = devNames(options.bindAddress);
-  const dev = ensureDevCerts(resolve(options.devCertDir ?? 'certs'), names);
-  const covered = [...names.dnsNames, ...names.ipAddresses].join(', ');
-  const devNote = `CA bundle at ${dev.caFile} (${dev.created ? 'generated' : 'reusing'} development certificates for ${covered})`;
-  return { cert: dev.certFile, key: dev.keyFile, caFile: dev.caFile, devNote };
-}
-
-function secureContext(files: TlsFiles, clientCaFile: string | undefined): Pick<ServerOptions, 'cert' | 'key' | 'ca'> {
-  return {
-    cert: readFileSync(files.cert),
-    key: readFileSync(files.key),
-    ...(clientCaFile ? { ca: clientCas(clientCaFile) } : {}),
-  };
-}
-
-/**
- * The client CA bundle, refused unless it holds a certificate that parses: TLS would take any
- * text and then fail every handshake while the probes said ready. The error names the file, never
- * what it holds (a private key put there by mistake, say).
- */
-function clientCas(file: string): Buffer {
-  const bundle = readFileSync(file);
-  const blocks = bundle.toString('latin1').match(/-----BEGIN CERTIFICATE-----[^-]+-----END CERTIFICATE-----/g) ?? [];
-  const parses = (pem: string) => {
-    try {
-      return Boolean(new X509Certificate(pem));
-    } catch {
-      return false;
-    }
-  };
-  if (blocks.length === 0 || !blocks.every(parses)) throw new Error(`--client-ca-file ${file} holds no PEM certificate, or one that does not parse`);
-  return bundle;
-}
-
-const listen = (server: HttpServer | HttpsServer, port: number, host: string | undefined) =>
-  new Promise<AddressInfo>((done, fail) => {
-    server.once('error', fail);
-    server.listen(port, host, () => {
-      server.off('error', fail);
-      done(server.address() as AddressInfo);
-    });
-  });
 
 export async function serve(options: ServeOptions = {}): Promise<RunningServer> {
   const log = options.logger ?? pino({ level: 'info' });
@@ -170,6 +101,7 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
     {
       ...initialTls,
       minVersion: options.tlsMinVersion ?? 'TLSv1.2',
+      handshakeTimeout: REQUEST_TIMEOUT_MS,
       connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS,
       ...(options.clientCaFile ? { requestCert: true, rejectUnauthorized: true } : {}),
     },
@@ -179,107 +111,19 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
   server.requestTimeout = REQUEST_TIMEOUT_MS;
   server.headersTimeout = REQUEST_TIMEOUT_MS;
 
-  // Every connection, from the TCP accept on (before TLS, before any request), and the reviews
-  // in flight: shutdown waits for the reviews, not for connections that carry none.
-  const sockets = new Set<Socket>();
-  server.on('connection', (socket: Socket) => {
-    sockets.add(socket);
-    socket.once('close', () => sockets.delete(socket));
-  });
-  let reviewsInFlight = 0;
-  let allReviewsDone: (() => void) | undefined;
-  const requests = new Set<IncomingMessage>();
-  server.on('request', (req, res) => {
-    reviewsInFlight++;
-    requests.add(req);
-    res.once('close', () => {
-      requests.delete(req);
-      if (--reviewsInFlight === 0) allReviewsDone?.();
-    });
-  });
+  // Every connection and the reviews in flight: shutdown waits for the reviews, not for connections that carry none.
+  const tracker = trackRequests(server);
+  const certificates = reloadCertificatesOnChange(server, files, options.clientCaFile, initialTls, log);
 
-  // What is being served, as read: a change elsewhere in the folders (a log file) reloads nothing.
-  let served = initialTls;
-  const sameFiles = (a: typeof served, b: typeof served) =>
-    (a.cert as Buffer).equals(b.cert as Buffer) && (a.key as Buffer).equals(b.key as Buffer) && (a.ca === undefined ? b.ca === undefined : b.ca !== undefined && (a.ca as Buffer).equals(b.ca as Buffer));
-  const reloadCertificates = (): boolean => {
-    try {
-      const next = secureContext(files, options.clientCaFile);
-      if (sameFiles(next, served)) return true;
-      // Existing connections keep their context; new handshakes get the new certificate.
-      server.setSecureContext(next);
-      served = next;
-      log.info({ cert: files.cert }, 'serving certificate reloaded');
-      return true;
-    } catch (err) {
-      // Mid-rotation the key may not match the certificate yet; the next change event retries.
-      log.warn({ cert: files.cert, err: (err as Error).message }, 'serving certificate not reloaded');
-      return false;
-    }
-  };
-  const watchers: FSWatcher[] = [];
-  let pending: NodeJS.Timeout | undefined;
-  const watched = [files.cert, files.key, ...(options.clientCaFile ? [options.clientCaFile] : [])];
-  // Directories, not files: Secret volumes swap a symlink, which a file watch would miss.
-  for (const dir of new Set(watched.map((f) => dirname(resolve(f))))) {
-    try {
-      watchers.push(
-        watch(dir, () => {
-          clearTimeout(pending);
-          pending = setTimeout(reloadCertificates, RELOAD_DEBOUNCE_MS);
-        }),
-      );
-    } catch (err) {
-      log.warn({ dir, err: (err as Error).message }, 'cannot watch certificate directory; reload on restart only');
-    }
-  }
-
-  const probes = createHttpServer((req, res) => {
-    const path = (req.url ?? '').split('?')[0];
-    if (path === '/metrics') {
-      metrics.registry.metrics().then(
-        (text) => {
-          res.writeHead(200, { 'content-type': metrics.registry.contentType });
-          res.end(text);
-        },
-        (err: unknown) => {
-          log.warn({ err: (err as Error).message }, 'metrics collection failed');
-          res.writeHead(500, { 'content-type': 'text/plain' }).end('metrics collection failed');
-        },
-      );
-      return;
-    }
-    const known = path === '/healthz' || path === '/livez' || path === '/readyz';
-    // Not ready while shutting down, nor before the control-plane caches have their first list.
-    const notReady = path !== '/readyz' ? undefined : !ready ? 'shutting down' : kube && !kube.synced() ? WAITING_FOR_CACHES : undefined;
-    res.writeHead(known ? (notReady ? 503 : 200) : 404, { 'content-type': 'text/plain' });
-    res.end(known ? (notReady ?? 'ok') : 'not found');
-  });
+  // Not ready while shutting down, nor before the control-plane caches have their first list.
+  const probes = createProbeServer(metrics.registry, () => (!ready ? 'shutting down' : kube && !kube.synced() ? WAITING_FOR_CACHES : undefined), log);
 
   const close = async (signal?: string) => {
-    if (signal) log.info({ signal, reviewsInFlight }, 'draining the reviews in flight, then exiting');
+    if (signal) log.info({ signal, reviewsInFlight: tracker.inFlight() }, 'draining the reviews in flight, then exiting');
     ready = false;
-    clearTimeout(pending);
-    for (const w of watchers) w.close();
-    // Connections that finish their in-flight review go idle after close() began; the
-    // keep-alive timeout would hold them for 95 s, so keep closing idle ones until done.
-    const sweep = setInterval(() => server.closeIdleConnections(), 50);
-    const closed = (s: HttpServer | HttpsServer) => new Promise<void>((done) => (s.listening ? s.close(() => done()) : done()));
-    const serverClosed = closed(server);
-    server.closeIdleConnections();
-    // Once no review is in flight, what is left carries none: a bare TCP connection, one idle
-    // after its TLS handshake, one whose request never finished arriving. None may hold shutdown.
-    // A request whose body is still arriving gets a moment to finish (then it is a review to
-    // drain); one that stalls is no review, and its sender retries elsewhere.
-    const cutStalled = setTimeout(() => {
-      for (const req of requests) if (!req.complete) req.socket.destroy();
-    }, ARRIVAL_GRACE_MS);
-    if (reviewsInFlight > 0) await new Promise<void>((done) => (allReviewsDone = done));
-    clearTimeout(cutStalled);
-    for (const socket of sockets) socket.destroy();
-    await serverClosed;
-    clearInterval(sweep);
-    await closed(probes);
+    certificates.stop();
+    await tracker.drain();
+    await new Promise<void>((done) => (probes.listening ? probes.close(() => done()) : done()));
     await kube?.stop();
   };
 
@@ -298,11 +142,11 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
   const webhook = listening(webhookAddress, 'https');
   const probe = listening(probeAddress, 'http');
   // One line, the first a newcomer sees: where to connect, what to trust, where the probes are.
-  const certificates = files.devNote ? `; ${files.devNote}` : '';
+  const certificateNote = files.devNote ? `; ${files.devNote}` : '';
   log.info(
     { port, probePort, address: webhookAddress.address, groupDomain, ...(files.caFile ? { caBundle: files.caFile } : {}) },
-    `fleetgate webhook serving ${webhook.url} (listening on ${webhook.addresses})${certificates}; probes on ${probe.url}/readyz, metrics on ${probe.url}/metrics`,
+    `fleetgate webhook serving ${webhook.url} (listening on ${webhook.addresses})${certificateNote}; probes on ${probe.url}/readyz, metrics on ${probe.url}/metrics`,
   );
 
-  return { server, probes, port, probePort, caFile: files.caFile, reloadCertificates, close };
+  return { server, probes, port, probePort, caFile: files.caFile, reloadCertificates: certificates.reload, close };
 }

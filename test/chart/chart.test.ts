@@ -198,17 +198,25 @@ describe.skipIf(reference.skip)(reference.title, () => {
     caBundle?: string;
     timeouts?: Record<string, number>;
     defaultTimeout?: number;
+    /** The deletion-protection entry; default true, as in values.yaml. */
+    deletionProtection?: boolean;
+    objectSelector?: Doc;
   }
+
+  const clientConfigOf = (e: Expect, path: string): Doc => {
+    const clientConfig: Doc = e.url ? { url: `${e.url}${path}` } : { service: { name: SVC, namespace: NS, port: 443, path } };
+    if (e.caBundle !== undefined) clientConfig.caBundle = e.caBundle;
+    return clientConfig;
+  };
 
   /** The exact webhook entries the registry asks for. */
   function expectedWebhooks(verb: 'validate' | 'mutate', e: Expect): Doc[] {
     const domain = e.domain ?? DEFAULT_GROUP_DOMAIN;
-    return kindsFor(domain)
-      .filter((k: KindInfo) => !(e.disabled ?? []).includes(k.kind) && (verb === 'validate' || k.mutating))
+    const enabled = kindsFor(domain).filter((k: KindInfo) => !(e.disabled ?? []).includes(k.kind) && (verb === 'validate' || k.mutating));
+    const perKind = enabled
       .map((k: KindInfo) => {
         const path = (e.paths ?? 'perKind') === 'perKind' ? k.webhookPaths[verb] : `/${verb}`;
-        const clientConfig: Doc = e.url ? { url: `${e.url}${path}` } : { service: { name: SVC, namespace: NS, port: 443, path } };
-        if (e.caBundle !== undefined) clientConfig.caBundle = e.caBundle;
+        const clientConfig = clientConfigOf(e, path);
         return {
           name: `${k.kind.toLowerCase()}.fleetgate.${domain}`,
           admissionReviewVersions: ['v1', 'v1beta1'],
@@ -228,8 +236,26 @@ describe.skipIf(reference.skip)(reference.title, () => {
               scope: k.scope,
             },
           ],
+          ...(e.objectSelector ? { objectSelector: e.objectSelector } : {}),
         };
       });
+    if (verb === 'mutate' || e.deletionProtection === false || enabled.length === 0) return perKind;
+    // Karmada's deletion protection, registered as Karmada registers it: DELETE, objects with the label only.
+    const protectedOnly = { key: 'resourcetemplate.karmada.io/deletion-protected', operator: 'Exists' };
+    return [
+      ...perKind,
+      {
+        name: `resourcedeletionprotection.fleetgate.${domain}`,
+        admissionReviewVersions: ['v1', 'v1beta1'],
+        sideEffects: 'None',
+        failurePolicy: 'Fail',
+        matchPolicy: 'Equivalent',
+        timeoutSeconds: e.defaultTimeout ?? 3,
+        clientConfig: clientConfigOf(e, (e.paths ?? 'perKind') === 'perKind' ? '/validate-resourcedeletionprotection' : '/validate'),
+        rules: enabled.map((k) => ({ apiGroups: [k.group], apiVersions: [k.version], resources: [k.plural], operations: ['DELETE'], scope: k.scope })),
+        objectSelector: { ...e.objectSelector, matchExpressions: [...(e.objectSelector?.matchExpressions ?? []), protectedOnly] },
+      },
+    ];
   }
 
   function expectWebhooks(docs: Doc[], e: Expect) {
@@ -254,7 +280,8 @@ describe.skipIf(reference.skip)(reference.title, () => {
     const ca = caOf(docs);
     expectWebhooks(docs, { caBundle: ca });
     const validating = one(docs, 'ValidatingWebhookConfiguration').webhooks;
-    expect(validating).toHaveLength(13);
+    expect(validating).toHaveLength(13 + 1);
+    expect(validating.at(-1).name).toBe('resourcedeletionprotection.fleetgate.karmada.io');
     expect(validating.find((w: Doc) => w.name.startsWith('resourceinterpretercustomization.')).timeoutSeconds).toBe(10);
     expect(one(docs, 'MutatingWebhookConfiguration').webhooks.map((w: Doc) => w.name.split('.')[0])).toEqual(
       kindsFor().filter((k) => k.mutating).map((k) => k.kind.toLowerCase()),
@@ -286,8 +313,23 @@ describe.skipIf(reference.skip)(reference.title, () => {
     const e: Expect = { domain: 'example.com', disabled: ['Cluster', 'Work'], paths: 'generic', url: 'https://fleetgate.example.net:8443', defaultTimeout: 5, timeouts: { Remedy: 7 } };
     expect(one(docs, 'ValidatingWebhookConfiguration').webhooks).toEqual(withSelector(expectedWebhooks('validate', e)));
     expect(one(docs, 'MutatingWebhookConfiguration').webhooks).toEqual(withSelector(expectedWebhooks('mutate', e)));
-    expect(JSON.stringify(webhookEntries(docs))).not.toMatch(/karmada\.io/);
+    // Karmada's deletion-protection label keeps its name whatever the group domain (the server reads that one).
+    const label = /"resourcetemplate\.karmada\.io\/deletion-protected"/g;
+    expect(JSON.stringify(webhookEntries(docs)).match(label)).toHaveLength(1);
+    expect(JSON.stringify(webhookEntries(docs)).replace(label, '')).not.toMatch(/karmada\.io/);
     expect(flag(docs, 'group-domain')).toBe('example.com');
+  });
+
+  it('deletion protection: selectors merged with the label\'s, and webhooks.deletionProtection.enabled=false drops the entry', () => {
+    const objectSelector = { matchLabels: { team: 'a' }, matchExpressions: [{ key: 'tier', operator: 'In', values: ['gold'] }] };
+    const selected = render(FAST, { webhooks: { objectSelector, kinds: { Remedy: { enabled: false } } } });
+    expectWebhooks(selected, { objectSelector, disabled: ['Remedy'] });
+    const entry = one(selected, 'ValidatingWebhookConfiguration').webhooks.at(-1);
+    expect(entry.objectSelector.matchExpressions).toEqual([objectSelector.matchExpressions[0], { key: 'resourcetemplate.karmada.io/deletion-protected', operator: 'Exists' }]);
+    expect(entry.rules.map((r: Doc) => r.resources[0])).not.toContain('remedies');
+    const off = render(FAST, { webhooks: { deletionProtection: { enabled: false } } });
+    expectWebhooks(off, { deletionProtection: false });
+    expect(schemaErrors({ ...defaultValues, webhooks: { ...defaultValues.webhooks, deletionProtection: { enable: false } } })).toMatch(/additional properties/);
   });
 
   it('disabling every mutating kind drops the MutatingWebhookConfiguration; webhooks.create=false drops both', () => {
@@ -511,7 +553,7 @@ describe.skipIf(reference.skip)(reference.title, () => {
     const docs = parseDocs(text);
     expect(one(docs, 'Deployment').spec.replicas).toBe(2);
     expect(docs.every((d) => d.metadata.labels['app.kubernetes.io/managed-by'] === 'kubectl')).toBe(true);
-    expect(one(docs, 'ValidatingWebhookConfiguration').webhooks).toHaveLength(13);
+    expect(one(docs, 'ValidatingWebhookConfiguration').webhooks).toHaveLength(13 + 1);
   });
 
   it('deploy/fleetgate-url.yaml and fleetgate-url-webhooks.yaml: a control plane outside the hosting cluster, up to date', () => {
@@ -533,7 +575,8 @@ describe.skipIf(reference.skip)(reference.title, () => {
 
     // For karmada-apiserver: the webhook configurations alone, each calling the Service above by URL.
     expect(webhooks.map((d) => d.kind).sort()).toEqual(['MutatingWebhookConfiguration', 'ValidatingWebhookConfiguration']);
-    expect(one(webhooks, 'ValidatingWebhookConfiguration').webhooks).toHaveLength(13);
+    // The 13 kinds and Karmada's deletion protection.
+    expect(one(webhooks, 'ValidatingWebhookConfiguration').webhooks).toHaveLength(14);
     for (const hook of webhooks.flatMap((d) => d.webhooks)) {
       expect(hook.clientConfig).toEqual({ url: expect.stringMatching(/^https:\/\/fleetgate\.karmada-system\.svc:443\/(validate|mutate)-[a-z]+$/), caBundle: 'CA_BUNDLE' });
     }
@@ -585,7 +628,7 @@ describe.skipIf(reference.skip)(reference.title, () => {
     it('every webhook entry (per-kind and generic paths) is served for its kind over TLS the API server would accept', async () => {
       const generic = render(FAST, { webhooks: { paths: 'generic' } });
       const entries = [...webhookEntries(docs), ...webhookEntries(generic).map((w) => ({ ...w, clientConfig: { ...w.clientConfig, caBundle: caOf(docs) } }))];
-      expect(entries).toHaveLength(2 * (13 + kindsFor().filter((k) => k.mutating).length));
+      expect(entries).toHaveLength(2 * (13 + 1 + kindsFor().filter((k) => k.mutating).length));
       for (const [i, w] of entries.entries()) {
         const rule = w.rules[0];
         const info = kindsFor().find((k) => k.group === rule.apiGroups[0] && k.plural === rule.resources[0])!;
@@ -602,6 +645,19 @@ describe.skipIf(reference.skip)(reference.title, () => {
         expect(res.status, `${w.name} ${w.clientConfig.service.path}`).toBe(200);
         expect(res.json?.response?.uid).toBe(`u${i}`);
         expect(res.json.response.status?.code, `${w.name}: ${res.json.response.status?.message}`).not.toBe(400);
+      }
+      // The deletion-protection entry refuses what it is sent: a DELETE of a labelled object.
+      for (const w of entries.filter((e) => e.name.startsWith('resourcedeletionprotection.'))) {
+        const rule = w.rules[0];
+        const info = kindsFor().find((k) => k.group === rule.apiGroups[0] && k.plural === rule.resources[0])!;
+        expect(rule.operations).toEqual(['DELETE']);
+        const oldObject = { apiVersion: info.apiVersion, kind: info.kind, metadata: { name: 'x', labels: { 'resourcetemplate.karmada.io/deletion-protected': 'Always' } } };
+        const review = {
+          apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview',
+          request: { uid: 'd', operation: 'DELETE', name: 'x', object: null, oldObject, kind: { group: info.group, version: info.version, kind: info.kind } },
+        };
+        const res = await post(w, w.clientConfig.service.path, review);
+        expect(res.json.response, w.clientConfig.service.path).toMatchObject({ allowed: false, status: { code: 403, reason: 'Forbidden' } });
       }
     }, 60_000);
   });

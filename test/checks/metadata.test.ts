@@ -145,7 +145,9 @@ describe('checkMetadata: messages', () => {
     const ctx = context();
     checkMetadata(clusterScoped, { name: 'a', namespace: 'default' }, ctx);
     expect(ctx.causes).toEqual([]);
-    expect(ctx.warnings).toEqual(['metadata.namespace: ignored: Test is cluster-scoped; the API server clears the namespace before it validates or stores the object']);
+    expect(ctx.warnings).toEqual([
+      { field: 'metadata.namespace', message: 'metadata.namespace: ignored: Test is cluster-scoped; the API server clears the namespace before it validates or stores the object' },
+    ]);
     for (const metadata of [{ name: 'a', namespace: '' }, { name: 'a' }]) {
       const bare = context();
       checkMetadata(clusterScoped, metadata, bare);

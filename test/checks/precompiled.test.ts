@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import type { ValidateFunction } from 'ajv';
 import { compile } from '../../src/schema.js';
 import { ajvFormats } from '../../src/schema-formats.js';
-import { AJV_OPTIONS, GENERATED_VALIDATORS, schemaHash, splitLargeSubschemas } from '../../src/schema-compiler.js';
+import { AJV_OPTIONS, GENERATED_VALIDATORS, KUBERNETES_KEYWORDS, schemaHash, splitLargeSubschemas } from '../../src/schema-compiler.js';
 import { ruleModules, rulesFor } from '../../rules/index.js';
 import { examples } from '../fixtures/index.js';
 
@@ -130,7 +130,7 @@ describe('splitting large subschemas into functions of their own', () => {
     const { Ajv } = createRequire(import.meta.url)('ajv') as typeof import('ajv');
     const ajv = new Ajv(AJV_OPTIONS);
     for (const [name, format] of Object.entries(ajvFormats)) ajv.addFormat(name, format);
-    ajv.addKeyword({ keyword: 'x-kubernetes-preserve-unknown-fields' });
+    for (const keyword of KUBERNETES_KEYWORDS) ajv.addKeyword({ keyword });
     return (schema: object) => ajv.compile(schema);
   })();
   const withoutSchemaPath = (errors: ValidateFunction['errors']) => (errors ?? []).map(({ schemaPath: _, ...rest }) => rest);

@@ -11,7 +11,7 @@ async function serveOnce(args: string[], stderrIsTTY: boolean): Promise<{ code: 
   const dir = mkdtempSync(join(tmpdir(), 'fleetgate-log-'));
   const { code, stderr } = await runCli(['serve', '--port', '0', '--probe-port', '0', '--bind-address', '127.0.0.1', '--dev-cert-dir', join(dir, 'certs'), ...args], {
     stderrIsTTY,
-    onServe: (s) => void (server = s),
+    onServe: (s) => void (server = s as RunningServer),
   });
   await server?.close();
   return { code, lines: stderr.split('\n').filter(Boolean), server };

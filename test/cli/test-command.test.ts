@@ -348,6 +348,34 @@ ${nested(levels, fanOut).replace(/^ {8}/gm, '          ')}    expect: { allowed:
       expect(stderr).toContain('3 problems in the test suites; no case was run');
     });
 
+    it('a repeated case name together with the other problems of either case', async () => {
+      const dir = folder({
+        'member.yaml': member,
+        'fleetgate-test.yaml': `cases:
+  - name: twice
+    object: member.yaml
+    expect: { allowed: maybe }
+  - name: twice
+    object: member.yaml
+    expect: { allowed: true }
+  - name: thrice
+    object: member.yaml
+    expect: { allowed: true }
+  - name: thrice
+    object: member.yaml
+    expect: { allowed: perhaps }
+`,
+      });
+      const file = join(dir, 'fleetgate-test.yaml');
+      const { code, stderr } = await run([dir]);
+      expect(code).toBe(2);
+      expect(stderr).toContain(`${file}:4:24: case "twice": expect.allowed must be true or false`);
+      expect(stderr).toContain(`${file}:5:5: cases[1]: the name "twice" is already used by the case on line 2`);
+      expect(stderr).toContain(`${file}:11:5: cases[3]: the name "thrice" is already used by the case on line 8`);
+      expect(stderr).toContain(`${file}:13:24: case "thrice": expect.allowed must be true or false`);
+      expect(stderr).toContain('4 problems in the test suites; no case was run');
+    });
+
     it('and still gives a JSON or JUnit report, naming each problem, for the CI step that reads it', async () => {
       const dir = folder({ 'member.yaml': member, 'fleetgate-test.yaml': 'cases:\n  - name: typo\n    object: member.yaml\n    expect: { allowed: true }\n    strcit: true\n' });
       const file = join(dir, 'fleetgate-test.yaml');

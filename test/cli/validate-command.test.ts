@@ -5,6 +5,9 @@ import { basename, join } from 'node:path';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { runCli } from './run-cli.js';
 import { examples } from '../fixtures/index.js';
+import { ric } from '../fixtures/resourceinterpretercustomization.js';
+import { config as webhookConfig } from '../fixtures/resourceinterpreterwebhookconfiguration.js';
+import { changed } from '../helpers.js';
 import { stringify } from 'yaml';
 
 const cli = (argv: string[], stdin = '') => runCli(argv, { stdin: () => stdin });
@@ -59,7 +62,7 @@ describe('fleetgate validate', () => {
     expect(lines).toContain(
       `${file}:${line}: Cluster "m1" is invalid: spec.taints[0].effect: Unsupported value: "Foo": supported values: "NoSchedule", "PreferNoSchedule", "NoExecute"`,
     );
-    expect(stdout).toMatch(/objects in 3 files: \d+ valid, 1 invalid, 1 skipped \(kind not served\)/);
+    expect(stdout).toMatch(/objects in 3 files: \d+ valid, 1 invalid, 1 skipped \(not served\)/);
   });
 
   it('unpacks List objects and reads JSON', async () => {
@@ -101,6 +104,128 @@ describe('fleetgate validate', () => {
     const lines = stdout.split('\n');
     expect(lines).toContain(`${file}:12: Cluster "m1" is invalid: spec.taints[0].effect: Unsupported value: "Foo": supported values: "NoSchedule", "PreferNoSchedule", "NoExecute"`);
     expect(lines.find((l) => l.includes('Cluster "m2" is invalid'))).toMatch(new RegExp(`^${file.replace(/[.]/g, '\\.')}:20: Cluster "m2" is invalid: spec\\.syncMode: `));
+  });
+
+  it('gives a warning the line of the field it names, in every output format', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'fleetgate-warning-lines-'));
+    const file = join(dir, 'warned.yaml');
+    const stream = [
+      /* 1 */ '# first a comment',
+      /* 2 */ 'apiVersion: cluster.karmada.io/v1alpha1',
+      /* 3 */ 'kind: Cluster',
+      /* 4 */ 'metadata:',
+      /* 5 */ '  name: m1',
+      /* 6 */ 'spec:',
+      /* 7 */ '  syncMode: Push',
+      /* 8 */ '  zone: eu-west-1a',
+      /* 9 */ '  bogus: 1',
+      /* 10 */ '---',
+      /* 11 */ 'apiVersion: v1',
+      /* 12 */ 'kind: List',
+      /* 13 */ 'items:',
+      /* 14 */ '- apiVersion: config.karmada.io/v1alpha1',
+      /* 15 */ '  kind: ResourceInterpreterCustomization',
+      /* 16 */ '  metadata: {name: r1, namespace: default}',
+      /* 17 */ '  spec:',
+      /* 18 */ '    target: {apiVersion: apps/v1, kind: Deployment}',
+      /* 19 */ '    customizations:',
+      /* 20 */ '      retention: {luaScript: "function Retain(desiredObj, observedObj) return desiredObj end"}',
+    ];
+    writeFileSync(file, `${stream.join('\n')}\n`);
+    const text = await cli(['validate', file]);
+    expect(text.code).toBe(0);
+    const warnings = text.stdout.split('\n').filter((l) => l.includes(': Warning: '));
+    expect(warnings).toEqual([
+      `${file}:9: Warning: Cluster "m1": unknown field "spec.bogus"`,
+      `${file}:8: Warning: Cluster "m1": spec.zone is deprecated and never used; use spec.zones`,
+      `${file}:16: Warning: ResourceInterpreterCustomization "r1": metadata.namespace: ignored: ResourceInterpreterCustomization is cluster-scoped; the API server clears the namespace before it validates or stores the object`,
+    ]);
+    // --strict makes the unknown field an error, at the same line.
+    expect((await cli(['validate', '--strict', file])).stdout).toContain(`${file}:9: Cluster "m1" is invalid: spec.bogus: Forbidden: unknown field`);
+
+    const json = JSON.parse((await cli(['validate', '-o', 'json', file])).stdout);
+    expect(json.results[0].warnings).toEqual([
+      { field: 'spec.bogus', message: 'unknown field "spec.bogus"', line: 9 },
+      { field: 'spec.zone', message: 'spec.zone is deprecated and never used; use spec.zones', line: 8 },
+    ]);
+    expect(json.results[1].warnings.map((w: { field: string; line: number }) => [w.field, w.line])).toEqual([['metadata.namespace', 16]]);
+
+    const xml = (await cli(['validate', '-o', 'junit', file])).stdout;
+    expect(XMLValidator.validate(xml)).toBe(true);
+    const suite = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '' }).parse(xml).testsuites.testsuite;
+    expect(suite.testcase[0]['system-out']).toBe(warnings.slice(0, 2).join('\n'));
+    expect(suite.testcase[1]['system-out']).toBe(warnings[2]);
+    expect(Number(suite.failures)).toBe(0);
+  });
+
+  it('says once per run, with a count, that the context rules were not checked for want of --context', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'fleetgate-no-context-'));
+    const customizations = (from: number, n: number) =>
+      Array.from({ length: n }, (_, i) => stringify(changed(ric, (o) => (o.metadata.name = `r${from + i}`)))).join('---\n');
+    writeFileSync(join(dir, 'a.yaml'), customizations(0, 3));
+    writeFileSync(join(dir, 'b.yaml'), [customizations(3, 2), stringify(webhookConfig)].join('---\n'));
+    const ricWarning = 'conflicts with other ResourceInterpreterCustomizations not checked: no lookups were supplied';
+    const text = await cli(['validate', dir]);
+    expect(text.code).toBe(0);
+    expect(text.stdout.split(ricWarning)).toHaveLength(2);
+    const lines = text.stdout.split('\n');
+    expect(lines).toContain(`Warning: ${ricWarning} (5 objects; give --context FILE|DIR to check them)`);
+    // Each kind's context rules are a warning of their own.
+    expect(lines.filter((l) => /^Warning: .*not checked: no lookups were supplied \(1 object; give --context FILE\|DIR to check them\)$/.test(l))).toHaveLength(1);
+    expect(lastLine(text.stdout)).toBe('6 objects in 2 files: 6 valid, 0 invalid, 0 skipped (not served), 2 warnings, 0 errors');
+
+    const json = JSON.parse((await cli(['validate', '-o', 'json', dir])).stdout);
+    expect(json.warnings).toContainEqual({ message: ricWarning, objects: 5 });
+    expect(json.warnings).toHaveLength(2);
+    expect(json.results.every((r: { warnings: unknown[] }) => r.warnings.length === 0)).toBe(true);
+    expect(json.summary.warnings).toBe(2);
+
+    const xml = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '' }).parse((await cli(['validate', '-o', 'junit', dir])).stdout);
+    const [a, b] = xml.testsuites.testsuite;
+    expect(a['system-out']).toBe(`Warning: ${ricWarning} (3 objects in this file; give --context FILE|DIR to check them)`);
+    expect(b['system-out']).toContain(`Warning: ${ricWarning} (2 objects in this file; give --context FILE|DIR to check them)`);
+    expect(a.testcase.every((c: Record<string, unknown>) => c['system-out'] === undefined)).toBe(true);
+
+    // With --context the rules run, and nothing is said.
+    writeFileSync(join(dir, 'context.yaml'), stringify({ apiVersion: 'v1', kind: 'Service', metadata: { name: 'unrelated', namespace: 'default' }, spec: { clusterIP: '10.0.0.1' } }));
+    const checked = await cli(['validate', '--context', join(dir, 'context.yaml'), join(dir, 'a.yaml')]);
+    expect(checked.stdout).not.toContain('not checked');
+  });
+
+  it('lists an object\'s causes in the order of their fields, so their lines ascend', async () => {
+    const object = changed(cluster, (o) => {
+      o.spec.resourceModels[0].grade = 'x';
+      o.spec.taints.push({ ...o.spec.taints[0] });
+      o.metadata.name = 'Bad_Name';
+    });
+    const { code, stdout } = await cli(['validate', '-'], stringify(object));
+    expect(code).toBe(1);
+    const lines = stdout.split('\n').filter((l) => l.includes(' is invalid: ')).map((l) => Number(l.split(':')[1]));
+    expect(lines).toHaveLength(3);
+    expect(lines).toEqual([...lines].sort((a, b) => a - b));
+  });
+
+  it('--operation DELETE: refuses to delete an object labelled deletion-protected: Always, at the label\'s line', async () => {
+    const label = 'resourcetemplate.karmada.io/deletion-protected';
+    const protectedCluster = changed(badCluster, (o) => (o.metadata.labels = { env: 'prod', [label]: 'Always' }));
+    const loose = changed(cluster, (o) => (o.metadata.labels = { [label]: 'always' }));
+    const stream = [stringify(protectedCluster), stringify(loose), stringify(configMap)].join('---\n');
+    const text = await cli(['validate', '--operation', 'DELETE', '-'], stream);
+    expect(text.code).toBe(1);
+    const labelLine = stream.split('\n').indexOf(`    ${label}: Always`) + 1;
+    expect(text.stdout).toBe(
+      `<stdin>:${labelLine}: Cluster "m1" may not be deleted: metadata.labels[${label}]: Forbidden: This resource is protected, please make sure to remove the label: ${label}\n` +
+        '3 objects in 1 file: 1 deletable, 1 protected, 1 skipped (not served), 0 warnings, 0 errors\n',
+    );
+    // Only deletion protection judges a DELETE: the invalid taint of the protected cluster is not reported.
+    expect(text.stdout).not.toContain('spec.taints');
+    const json = JSON.parse((await cli(['validate', '--operation', 'DELETE', '-o', 'json', '-'], stream)).stdout);
+    expect(json.operation).toBe('DELETE');
+    expect(json.results.map((r: { status: string }) => r.status)).toEqual(['invalid', 'valid', 'skipped']);
+    expect((await cli(['validate', '--operation', 'DELETE', '-'], stringify(loose))).code).toBe(0);
+    const usage = await cli(['validate', '--operation', 'PATCH', '-'], stream);
+    expect(usage.code).toBe(2);
+    expect(usage.stderr).toContain('--operation must be CREATE, UPDATE or DELETE, got "PATCH"');
   });
 
   it('reads standard input', async () => {
@@ -176,6 +301,40 @@ describe('fleetgate validate', () => {
     expect(stdout).toContain('-: error: standard input cannot be read here; give a file or a directory');
   });
 
+  it('fails a run that finds no object (exit 2, saying why for each path) unless --allow-empty', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'fleetgate-empty-'));
+    mkdirSync(join(dir, 'none'));
+    mkdirSync(join(dir, 'blank'));
+    writeFileSync(join(dir, 'blank', 'a.yaml'), '# nothing yet\n---\n');
+    writeFileSync(join(dir, 'empty.yaml'), '');
+    const hint = 'pass --allow-empty if that is expected';
+    const none = await cli(['validate', join(dir, 'none')]);
+    expect(none.code).toBe(2);
+    expect(none.stdout).toContain(`${join(dir, 'none')}: error: no objects found: no *.yaml, *.yml or *.json file in this directory; ${hint}\n`);
+    expect(lastLine(none.stdout)).toBe('0 objects in 0 files: 0 valid, 0 invalid, 0 skipped (not served), 0 warnings, 1 error');
+    const blank = await cli(['validate', join(dir, 'blank'), join(dir, 'empty.yaml')]);
+    expect(blank.code).toBe(2);
+    expect(blank.stdout).toContain(`${join(dir, 'blank')}: error: no objects found: the manifest file in this directory holds no object; ${hint}\n`);
+    expect(blank.stdout).toContain(`${join(dir, 'empty.yaml')}: error: no objects found: the file holds no object; ${hint}\n`);
+    const stdin = await cli(['validate', '-o', 'json', '-'], '---\n');
+    expect(stdin.code).toBe(2);
+    expect(JSON.parse(stdin.stdout).errors).toEqual([{ file: '<stdin>', message: `no objects found: standard input holds no object; ${hint}` }]);
+    expect(JSON.parse(stdin.stdout).summary.passed).toBe(false);
+    const junit = await cli(['validate', '-o', 'junit', join(dir, 'none')]);
+    expect(junit.stdout).toContain('<failure message="no objects found: no *.yaml');
+
+    const allowed = await cli(['validate', '--allow-empty', join(dir, 'none'), join(dir, 'empty.yaml')]);
+    expect(allowed.code).toBe(0);
+    expect(allowed.stdout).not.toContain(': error:');
+    // One object anywhere is a run that found something; a path that could not be read says so on its own.
+    writeFileSync(join(dir, 'blank', 'b.yaml'), stringify(cluster));
+    expect((await cli(['validate', join(dir, 'none'), join(dir, 'blank')])).code).toBe(0);
+    const missing = await cli(['validate', join(dir, 'nosuch')]);
+    expect(missing.code).toBe(2);
+    expect(missing.stdout).toContain(`${join(dir, 'nosuch')}: error: no such file or directory\n`);
+    expect(missing.stdout).not.toContain('no objects found');
+  });
+
   it('makes unknown fields and unserved kinds errors with --strict', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'fleetgate-strict-'));
     writeFileSync(join(dir, 'a.yaml'), stringify({ ...cluster, spec: { ...(cluster as any).spec, replicas: 2 } }));
@@ -193,6 +352,30 @@ describe('fleetgate validate', () => {
     expect(json.code).toBe(1);
     expect(JSON.parse(json.stdout).results[0].status).toBe('unserved');
     expect(JSON.parse((await cli(['validate', '-o', 'json', dir])).stdout).results[0].status).toBe('skipped');
+  });
+
+  it('says what is not served of another group\'s object named like a served kind, and counts it as the error --strict makes it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'fleetgate-capi-'));
+    const capi = { apiVersion: 'cluster.x-k8s.io/v1beta1', kind: 'Cluster', metadata: { name: 'capi' }, spec: { paused: false } };
+    writeFileSync(join(dir, 'capi.yaml'), [stringify(capi), stringify(configMap)].join('---\n'));
+    const reason = 'Cluster of cluster.x-k8s.io/v1beta1 is not served by fleetgate (fleetgate serves Cluster of cluster.karmada.io/v1alpha1)';
+    const relaxed = await cli(['validate', dir]);
+    expect(relaxed.code).toBe(0);
+    expect(lastLine(relaxed.stdout)).toBe('2 objects in 1 file: 0 valid, 0 invalid, 2 skipped (not served), 0 warnings, 0 errors');
+    const strict = await cli(['validate', '--strict', dir]);
+    expect(strict.code).toBe(1);
+    expect(strict.stdout).toContain(`${join(dir, 'capi.yaml')}:1: error: Cluster "capi": ${reason} (an error with --strict)\n`);
+    expect(strict.stdout).toContain(': error: ConfigMap "settings": kind ConfigMap is not served by fleetgate (an error with --strict)\n');
+    expect(strict.stdout).not.toContain('kind Cluster is not served');
+    expect(lastLine(strict.stdout)).toBe('2 objects in 1 file: 0 valid, 0 invalid, 2 not served (errors with --strict), 0 warnings, 2 errors');
+    const json = JSON.parse((await cli(['validate', '--strict', '-o', 'json', dir])).stdout);
+    expect(json.summary).toMatchObject({ passed: false, skipped: 2, errors: 2 });
+    expect(json.results[0]).toMatchObject({ status: 'unserved', reason });
+    const junit = (await cli(['validate', '-o', 'junit', dir])).stdout;
+    expect(junit).toContain(`<skipped message="${reason}"/>`);
+    // With another group domain, the group fleetgate serves is that domain's.
+    const other = await cli(['validate', '--strict', '--group-domain', 'example.com', dir]);
+    expect(other.stdout).toContain('(fleetgate serves Cluster of cluster.example.com/v1alpha1)');
   });
 
   it('judges an object of a served group whatever its kind says: a typo is no other kind', async () => {

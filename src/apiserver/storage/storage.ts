@@ -28,6 +28,8 @@ export type StorageErrorCode =
   | 'Conflict'
   /** The revision asked for was compacted away: 410 Expired, and a client relists. */
   | 'Expired'
+  /** The revision asked for is newer than the newest committed one: 504 "Too large resource version". */
+  | 'TooLarge'
   /** The backend cannot be reached or failed to write: 503, nothing was acknowledged. */
   | 'Unavailable'
   /** The watcher fell too far behind and was ended; its client relists. */
@@ -39,7 +41,10 @@ export class StorageError extends Error {
     readonly code: StorageErrorCode,
     readonly key: Key,
     message: string,
-    /** For Expired: the oldest revision still kept. For Conflict: the current revision of the key. */
+    /**
+     * For Expired: the oldest revision still kept. For Conflict: the current revision of the key.
+     * For TooLarge: the newest committed revision.
+     */
     readonly revision?: number,
   ) {
     super(message);
@@ -83,9 +88,15 @@ export interface DeleteOptions extends WriteOptions {
 export interface ListOptions {
   /**
    * Read exactly at this revision (a continue token's, or resourceVersionMatch=Exact): Expired
-   * when compacted. Absent: the newest committed revision.
+   * when compacted, TooLarge when newer than the newest committed one. Absent: the newest committed revision.
    */
   revision?: number;
+  /**
+   * Any state at or after this revision will do (resourceVersion "0", or "N" with NotOlderThan):
+   * a backend with a watch cache may answer from it instead of reading the newest revision.
+   * Ignored with `revision`.
+   */
+  minRevision?: number;
   /** Start at this key, inclusive (a continue token's next key). */
   startKey?: Key;
   /** At most this many items (after the predicate); 0 or absent for all. */
@@ -128,6 +139,11 @@ export interface WatchOptions {
  */
 export interface Watch extends AsyncIterable<WatchEvent> {
   stop(): void;
+  /**
+   * The revision up to which this watch has delivered every change under its prefix: a BOOKMARK's
+   * resourceVersion. Not currentRevision(), which may be ahead of events still buffered for the watch.
+   */
+  progressRevision(): number;
 }
 
 export interface Storage {

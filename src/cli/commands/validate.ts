@@ -1,8 +1,9 @@
 /** `fleetgate validate`: check manifests offline, as the webhook would, for CI pipelines. */
-import { validate, type ValidationResult } from '../../validate.js';
+import { isAbsolute, relative } from 'node:path';
+import { lookupsNotSupplied, validate, type ValidationResult } from '../../validate.js';
 import { defaultsPatch } from '../../defaults.js';
-import { formatCause } from '../../field.js';
-import { rulesFor, ruleModules, DEFAULT_GROUP_DOMAIN, apiGroup } from '../../../rules/index.js';
+import { formatCause, type Warning } from '../../field.js';
+import { rulesFor, ruleModules, DEFAULT_GROUP_DOMAIN, apiGroup, apiVersion } from '../../../rules/index.js';
 import { staticLookups } from '../../server/context.js';
 import { MORE_CAUSES, type Lookups, type Operation } from '../../rule.js';
 import { expandPaths, problemPosition, readManifests, readObjects, streamManifests, type ReadProblem, type Source } from '../../manifests.js';
@@ -20,25 +21,31 @@ so a misspelt or missing kind is invalid.
 
 Flags:
   -o, --output FORMAT     text (default), json or junit
-      --strict            unknown fields and kinds fleetgate does not serve are errors
-      --operation OP      CREATE (default) or UPDATE
+      --strict            unknown fields, and objects fleetgate does not serve, are errors
+      --operation OP      CREATE (default), UPDATE, or DELETE: the objects given are
+                          those deleted, judged by deletion protection alone (the
+                          label resourcetemplate.karmada.io/deletion-protected: Always)
       --old FILE          the stored objects for --operation UPDATE, matched by kind,
                           namespace and name
       --context FILE|DIR  Services and ResourceInterpreterCustomizations for the context
-                          rules (repeatable); without it those rules are skipped with a warning
+                          rules (repeatable); without it those rules are skipped, and one
+                          warning per kind says so with the number of objects
       --show-defaults     print what the mutating webhook would write (JSON Patch); a
-                          permanent-id label it adds gets a random UUID, as there
+                          permanent-id label it adds gets a random UUID, as in the webhook
+      --allow-empty       a run that finds no object passes (without it, exit 2)
       --group-domain D    API group domain (default karmada.io)
   -q, --quiet             print problems only, no summary
 
 Exit status: 0 every object valid, 1 an object is invalid, 2 usage or I/O error
-(an unreadable file or a YAML syntax error; the other files are still validated).
+(an unreadable file or a YAML syntax error; the other files are still validated), or
+no object found at all (a mistyped path in CI must not pass) unless --allow-empty.
 
 Examples:
   fleetgate validate manifests/
   kustomize build overlays/prod | fleetgate validate -
   fleetgate validate --output junit manifests/ > fleetgate-report.xml
   fleetgate validate --operation UPDATE --old live/cluster.yaml changed/cluster.yaml
+  kubectl get clusters -o yaml | fleetgate validate --operation DELETE -
 `;
 
 type Format = 'text' | 'json' | 'junit';
@@ -51,12 +58,29 @@ interface Checked {
   namespace?: string;
   /** Undefined when the object is not fleetgate's to judge (another group's kind). */
   result?: ValidationResult;
+  /** The result's warnings but those the run reports once for all objects (see RunWarning). */
+  warnings?: Warning[];
+  /** For an object not judged: why (what fleetgate does not serve). */
+  notServed?: string;
   /** The API group it was judged in. */
   group?: string;
   patch?: unknown[];
 }
 
 const PROGRESS_AFTER_MS = 1000;
+
+/**
+ * A warning that says the same of every object it concerns, because of how the run was started
+ * (no --context: the context rules not checked): reported once, with the number of objects.
+ */
+interface RunWarning {
+  message: string;
+  objects: number;
+  /** Objects per file, for the JUnit report (one test suite per file). */
+  byFile: Map<string, number>;
+}
+
+const CONTEXT_HINT = 'give --context FILE|DIR to check them';
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
 /** Kind, name and namespace; a cluster-scoped object has no namespace, whatever its manifest says (the API server clears it). */
@@ -80,6 +104,7 @@ async function run(args: string[], io: CliIO): Promise<number> {
       'show-defaults': { type: 'boolean', default: false },
       'group-domain': { type: 'string', default: DEFAULT_GROUP_DOMAIN },
       quiet: { type: 'boolean', short: 'q', default: false },
+      'allow-empty': { type: 'boolean', default: false },
     },
   });
   if (!parsed) return 2;
@@ -91,7 +116,7 @@ async function run(args: string[], io: CliIO): Promise<number> {
   };
   if (!['text', 'json', 'junit'].includes(format)) return usage(`--output must be text, json or junit, got "${values.output}"`);
   const operation = values.operation as Operation;
-  if (operation !== 'CREATE' && operation !== 'UPDATE') return usage(`--operation must be CREATE or UPDATE, got "${values.operation}"`);
+  if (operation !== 'CREATE' && operation !== 'UPDATE' && operation !== 'DELETE') return usage(`--operation must be CREATE, UPDATE or DELETE, got "${values.operation}"`);
   if (values.old && operation !== 'UPDATE') return usage('--old needs --operation UPDATE');
   if (!values.old && operation === 'UPDATE') return usage('--operation UPDATE needs --old FILE, the stored object the rules compare with');
   const domainProblem = groupDomainProblem(values['group-domain']);
@@ -144,13 +169,28 @@ async function run(args: string[], io: CliIO): Promise<number> {
     }
   };
 
+  // Without --context, every object of a kind with context rules says so: once per run is enough.
+  const runWide = new Set(lookups ? [] : ruleModules.filter((r) => r.validateWithLookups).map(lookupsNotSupplied));
+  const runWarnings = new Map<string, RunWarning>();
+  const objectWarnings = (result: ValidationResult, file: string): Warning[] => {
+    if (runWide.size === 0 || result.warningDetails.length === 0) return result.warningDetails;
+    return result.warningDetails.filter((w) => {
+      if (w.field !== '' || !runWide.has(w.message)) return true;
+      let run = runWarnings.get(w.message);
+      if (!run) runWarnings.set(w.message, (run = { message: w.message, objects: 0, byFile: new Map() }));
+      run.objects++;
+      run.byFile.set(file, (run.byFile.get(file) ?? 0) + 1);
+      return false;
+    });
+  };
+
   // Objects are validated as they are parsed and let go; only their places and verdicts are kept.
   const checked: Checked[] = [];
   for (const { object, source } of streamManifests(files, readProblems, io.stdin)) {
     const group = groupOf(object);
     const id = identity(object, isClusterScoped(object, group));
     if (!group) {
-      checked.push({ source, ...id });
+      checked.push({ source, ...id, notServed: notServed(id.kind, str(object.apiVersion), values['group-domain']) });
       progress(checked.length, source);
       continue;
     }
@@ -162,18 +202,21 @@ async function run(args: string[], io: CliIO): Promise<number> {
     // Only lookups can make the verdict a Promise; awaiting every object would cost a microtask each.
     const result = verdict instanceof Promise ? await verdict : verdict;
     const patch = values['show-defaults'] ? defaultsPatch(object, { operation }) : undefined;
-    checked.push({ source, ...id, result, group, patch });
+    checked.push({ source, ...id, result, warnings: objectWarnings(result, source.file), group, patch });
     progress(checked.length, source);
   }
   if (io.stderrIsTTY && now() - started > PROGRESS_AFTER_MS) io.stderr('\r\x1b[K');
+  // A run that read everything and found nothing is most likely a wrong path.
+  if (checked.length === 0 && readProblems.length === 0 && !values['allow-empty']) objectProblems.push(...nothingFound(positionals, files));
   // concat, not spread: a stream can carry more problems than a call takes arguments.
   const allProblems = readProblems.concat(setupProblems, objectProblems);
 
   const served = checked.filter((c) => c.result);
   const invalid = served.filter((c) => !c.result!.allowed);
   const skipped = checked.filter((c) => !c.result);
-  const unservedIsError = values.strict && skipped.length > 0;
-  const status = allProblems.length ? 2 : invalid.length || unservedIsError ? 1 : 0;
+  // With --strict each object not served is an error, reported and counted as one.
+  const unservedErrors = values.strict ? skipped.length : 0;
+  const status = allProblems.length ? 2 : invalid.length || unservedErrors ? 1 : 0;
   const summary: Summary = {
     passed: status === 0,
     files: files.length,
@@ -181,15 +224,48 @@ async function run(args: string[], io: CliIO): Promise<number> {
     valid: served.length - invalid.length,
     invalid: invalid.length,
     skipped: skipped.length,
-    warnings: served.reduce((n, c) => n + c.result!.warnings.length, 0),
-    errors: allProblems.length,
+    warnings: served.reduce((n, c) => n + c.warnings!.length, runWarnings.size),
+    errors: allProblems.length + unservedErrors,
   };
 
-  if (format === 'json') io.stdout(`${JSON.stringify(jsonReport(checked, allProblems, summary, values.strict), null, 2)}\n`);
-  else if (format === 'junit') io.stdout(junitXml('fleetgate validate', junitSuites(checked, allProblems, values.strict)));
-  else io.stdout(textReport(checked, allProblems, summary, values.strict, values.quiet));
+  const report: Report = { checked, problems: allProblems, once: [...runWarnings.values()], summary, strict: values.strict, operation };
+  if (format === 'json') io.stdout(`${JSON.stringify(jsonReport(report), null, 2)}\n`);
+  else if (format === 'junit') io.stdout(junitXml('fleetgate validate', junitSuites(report)));
+  else io.stdout(textReport(report, values.quiet));
 
   return status;
+}
+
+/** Why each path gave no object, for a run that found none. */
+function nothingFound(paths: readonly string[], files: readonly string[]): ReadProblem[] {
+  const hint = 'pass --allow-empty if that is expected';
+  return paths.map((path) => {
+    if (path === '-') return { file: '<stdin>', message: `no objects found: standard input holds no object; ${hint}` };
+    if (files.includes(path)) return { file: path, message: `no objects found: the file holds no object; ${hint}` };
+    const inside = files.filter((file) => isInside(file, path)).length;
+    return {
+      file: path,
+      message: inside
+        ? `no objects found: ${inside === 1 ? 'the manifest file in this directory holds' : `the ${inside} manifest files in this directory hold`} no object; ${hint}`
+        : `no objects found: no *.yaml, *.yml or *.json file in this directory; ${hint}`,
+    };
+  });
+}
+
+const isInside = (file: string, directory: string): boolean => {
+  const path = relative(directory, file);
+  return path !== '' && !path.startsWith('..') && !isAbsolute(path);
+};
+
+/** What a run found, for the three report formats. */
+interface Report {
+  checked: Checked[];
+  problems: ReadProblem[];
+  /** Warnings said once for the whole run. */
+  once: RunWarning[];
+  summary: Summary;
+  strict: boolean;
+  operation: Operation;
 }
 
 interface Summary {
@@ -199,8 +275,11 @@ interface Summary {
   objects: number;
   valid: number;
   invalid: number;
+  /** Objects not served by fleetgate (another API group's, whatever their kind). */
   skipped: number;
+  /** The warnings reported: those of objects, and once each those said for the whole run. */
   warnings: number;
+  /** Problems (unreadable files, YAML errors, ...) and, with --strict, objects not served. */
   errors: number;
 }
 
@@ -209,31 +288,51 @@ const where = (c: Checked) => `${c.source.file}:${c.source.line}`;
 /** `Cluster "m1"`, or `MultiClusterService "default/web"` so a namespaced object can be found. */
 const displayName = (c: Checked) => `${c.kind} "${c.namespace ? `${c.namespace}/` : ''}${c.name}"`;
 
-function textReport(checked: Checked[], problems: ReadProblem[], summary: Summary, strict: boolean, quiet: boolean): string {
+/**
+ * Why an object is not judged. A kind fleetgate serves in another API group (Cluster API's
+ * Cluster) is not "a kind fleetgate does not serve": the group is what differs.
+ */
+function notServed(kind: string, objectApiVersion: string | undefined, groupDomain: string): string {
+  const rules = rulesFor(kind);
+  if (!rules) return `kind ${kind} is not served by fleetgate`;
+  return `${kind} of ${objectApiVersion ?? 'no apiVersion'} is not served by fleetgate (fleetgate serves ${kind} of ${apiVersion(rules, groupDomain)})`;
+}
+
+/** `file:line: Warning: Kind "name": text`, at the line of the field the warning is about. */
+const warningLine = (c: Checked, warning: Warning): string => `${c.source.file}:${c.source.lineOf(warning.field)}: Warning: ${displayName(c)}: ${warning.message}`;
+
+function textReport({ checked, problems, once, summary, strict, operation }: Report, quiet: boolean): string {
   const lines: string[] = [];
+  // A DELETE is refused, not found invalid: the object was fine to write, it is protected from deletion.
+  const refused = operation === 'DELETE' ? 'may not be deleted' : 'is invalid';
   for (const p of problems) lines.push(`${problemPosition(p)}: error: ${p.message}`);
   for (const c of checked) {
     if (!c.result) {
-      if (strict) lines.push(`${where(c)}: ${displayName(c)}: kind ${c.kind} is not served by fleetgate`);
+      if (strict) lines.push(`${where(c)}: error: ${displayName(c)}: ${c.notServed} (an error with --strict)`);
       continue;
     }
-    for (const cause of c.result.causes) lines.push(`${c.source.file}:${c.source.lineOf(cause.field)}: ${displayName(c)} is invalid: ${formatCause(cause)}`);
-    if (c.result.truncated) lines.push(`${where(c)}: ${displayName(c)} is invalid: ${MORE_CAUSES}`);
-    for (const warning of c.result.warnings) lines.push(`${where(c)}: Warning: ${displayName(c)}: ${warning}`);
+    for (const cause of c.result.causes) lines.push(`${c.source.file}:${c.source.lineOf(cause.field)}: ${displayName(c)} ${refused}: ${formatCause(cause)}`);
+    if (c.result.truncated) lines.push(`${where(c)}: ${displayName(c)} ${refused}: ${MORE_CAUSES}`);
+    for (const warning of c.warnings!) lines.push(warningLine(c, warning));
     if (c.patch?.length) lines.push(`${where(c)}: ${displayName(c)} defaults: ${JSON.stringify(c.patch)}`);
   }
+  for (const w of once) lines.push(`Warning: ${w.message} (${count(w.objects, 'object')}; ${CONTEXT_HINT})`);
   if (!quiet) {
     lines.push(
-      `${count(summary.objects, 'object')} in ${count(summary.files, 'file')}: ${summary.valid} valid, ${summary.invalid} invalid, ${summary.skipped} ${strict ? 'not served (errors with --strict)' : 'skipped (kind not served)'}, ${count(summary.warnings, 'warning')}, ${count(summary.errors, 'error')}`,
+      `${count(summary.objects, 'object')} in ${count(summary.files, 'file')}: ${operation === 'DELETE' ? `${summary.valid} deletable, ${summary.invalid} protected` : `${summary.valid} valid, ${summary.invalid} invalid`}, ${summary.skipped} ${strict ? 'not served (errors with --strict)' : 'skipped (not served)'}, ${count(summary.warnings, 'warning')}, ${count(summary.errors, 'error')}`,
     );
   }
   return lines.length ? `${lines.join('\n')}\n` : '';
 }
 
-function jsonReport(checked: Checked[], problems: ReadProblem[], summary: Summary, strict: boolean) {
+function jsonReport({ checked, problems, once, summary, strict, operation }: Report) {
   return {
+    // For DELETE, an invalid object is one that may not be deleted.
+    operation,
     summary,
     errors: problems,
+    // Said once for the run, not in each result.
+    warnings: once.map((w) => ({ message: w.message, objects: w.objects })),
     results: checked.map((c) => ({
       file: c.source.file,
       line: c.source.line,
@@ -243,15 +342,16 @@ function jsonReport(checked: Checked[], problems: ReadProblem[], summary: Summar
       name: c.name,
       // With --strict an unserved kind fails the run, and says so.
       status: c.result ? (c.result.allowed ? 'valid' : 'invalid') : strict ? 'unserved' : 'skipped',
+      ...(c.notServed ? { reason: c.notServed } : {}),
       causes: (c.result?.causes ?? []).map((cause) => ({ ...cause, line: c.source.lineOf(cause.field) })),
       ...(c.result?.truncated ? { truncated: true } : {}),
-      warnings: c.result?.warnings ?? [],
+      warnings: (c.warnings ?? []).map((w) => ({ ...w, line: c.source.lineOf(w.field) })),
       ...(c.patch ? { defaults: c.patch } : {}),
     })),
   };
 }
 
-function junitSuites(checked: Checked[], problems: ReadProblem[], strict: boolean): JUnitSuite[] {
+function junitSuites({ checked, problems, once, strict }: Report): JUnitSuite[] {
   const byFile = new Map<string, JUnitSuite>();
   const suite = (file: string) => {
     let s = byFile.get(file);
@@ -267,17 +367,26 @@ function junitSuites(checked: Checked[], problems: ReadProblem[], strict: boolea
     if (!c.result) {
       suite(c.source.file).cases.push(
         strict
-          ? { name, classname, failure: { message: `kind ${c.kind} is not served by fleetgate`, details: '' } }
-          : { name, classname, skipped: `kind ${c.kind} is not served by fleetgate` },
+          ? { name, classname, failure: { message: `${c.notServed} (an error with --strict)`, details: '' } }
+          : { name, classname, skipped: c.notServed! },
       );
-    } else if (!c.result.allowed) {
-      const listed = c.result.causes.map(formatCause);
-      const details = (c.result.truncated ? [...listed, MORE_CAUSES] : listed).join('\n');
-      const problems = `${c.result.causes.length}${c.result.truncated ? '+' : ''} problem(s)`;
-      suite(c.source.file).cases.push({ name, classname, failure: { message: `${problems}: ${formatCause(c.result.causes[0]!)}`, details } });
     } else {
-      suite(c.source.file).cases.push({ name, classname });
+      const warnings = c.warnings!.map((w) => warningLine(c, w)).join('\n');
+      const output = warnings ? { output: warnings } : {};
+      if (!c.result.allowed) {
+        const listed = c.result.causes.map(formatCause);
+        const details = (c.result.truncated ? [...listed, MORE_CAUSES] : listed).join('\n');
+        const problems = `${c.result.causes.length}${c.result.truncated ? '+' : ''} problem(s)`;
+        suite(c.source.file).cases.push({ name, classname, failure: { message: `${problems}: ${formatCause(c.result.causes[0]!)}`, details }, ...output });
+      } else {
+        suite(c.source.file).cases.push({ name, classname, ...output });
+      }
     }
+  }
+  // A run-wide warning goes to the output of each file's suite, with that file's count.
+  for (const [file, s] of byFile) {
+    const notes = once.filter((w) => w.byFile.has(file)).map((w) => `Warning: ${w.message} (${count(w.byFile.get(file)!, 'object')} in this file; ${CONTEXT_HINT})`);
+    if (notes.length) s.output = notes.join('\n');
   }
   return [...byFile.values()];
 }

@@ -1,0 +1,85 @@
+/**
+ * What a server process holds, read from outside through /proc (Linux): resident memory, open
+ * file descriptors, CPU time; and its V8 heap from the Node process metrics it exposes in the
+ * Prometheus text format (fleetgate's probe port; any prom-client server's /metrics).
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+
+export interface ProcessSample {
+  /** Seconds since the sampler started. */
+  t: number;
+  rssMiB: number;
+  fds: number;
+  /** V8 heap in use, when a metrics URL was given and answered. */
+  heapUsedMiB?: number;
+  heapTotalMiB?: number;
+}
+
+export function rssMiB(pid: number): number {
+  const match = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return match ? Number(match[1]) / 1024 : Number.NaN;
+}
+
+export function openFds(pid: number): number {
+  return readdirSync(`/proc/${pid}/fd`).length;
+}
+
+const CLOCK_TICKS = 100; // USER_HZ on Linux
+
+/** User plus system CPU seconds the process has used. */
+export function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+}
+
+/** The V8 heap figures of a prom-client /metrics page, in MiB. */
+export async function heapFromMetrics(url: string): Promise<{ used: number; total: number } | undefined> {
+  try {
+    const text = await (await fetch(url, { signal: AbortSignal.timeout(2000) })).text();
+    const read = (name: string) => Number(new RegExp(`^${name} (\\S+)`, 'm').exec(text)?.[1]) / 1024 / 1024;
+    const used = read('nodejs_heap_size_used_bytes');
+    const total = read('nodejs_heap_size_total_bytes');
+    return Number.isFinite(used) ? { used, total } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Samples `pid` every `intervalMs` until stopped; the samples are kept in order. */
+export class ProcessSampler {
+  readonly samples: ProcessSample[] = [];
+  private timer: NodeJS.Timeout | undefined;
+  private readonly started = performance.now();
+
+  constructor(
+    private readonly pid: number,
+    private readonly metricsUrl?: string,
+  ) {}
+
+  async sample(): Promise<ProcessSample> {
+    const t = (performance.now() - this.started) / 1000;
+    const sample: ProcessSample = { t, rssMiB: rssMiB(this.pid), fds: openFds(this.pid) };
+    if (this.metricsUrl) {
+      const heap = await heapFromMetrics(this.metricsUrl);
+      if (heap) Object.assign(sample, { heapUsedMiB: heap.used, heapTotalMiB: heap.total });
+    }
+    this.samples.push(sample);
+    return sample;
+  }
+
+  start(intervalMs = 1000): this {
+    this.timer = setInterval(() => void this.sample().catch(() => undefined), intervalMs);
+    return this;
+  }
+
+  stop(): ProcessSample[] {
+    clearInterval(this.timer);
+    return this.samples;
+  }
+
+  /** Mean of `field` over the samples taken from `from` to `to` seconds. */
+  mean(field: 'rssMiB' | 'fds' | 'heapUsedMiB', from: number, to: number): number {
+    const values = this.samples.filter((s) => s.t >= from && s.t <= to).map((s) => s[field]).filter((v): v is number => v !== undefined);
+    return values.reduce((a, b) => a + b, 0) / values.length;
+  }
+}

@@ -1,0 +1,136 @@
+/**
+ * Harness 2, soak: `npm run reliability:soak [-- --seconds 60 --rate 2000]`.
+ *
+ * `fleetgate serve` pinned to core 0 (taskset), this process (the load) to core 1. The load is
+ * open-loop (bench/reliability/open-loop.ts): `--rate` requests a second at fixed intended times,
+ * over keep-alive HTTPS connections, whatever the answers do; after `--warm-up` seconds at the
+ * same rate, `--seconds` are recorded. The requests are the realistic mix of
+ * bench/reliability/review-mix.ts, every answer checked against its expected verdict.
+ * Every second: requests, errors, p50/p99/p99.9 latency, the server's RSS and V8 heap (from its
+ * own metrics). First, `--floor-seconds` of the same load against a bare Node https server
+ * (bench/floor.ts) on the same core: the baseline that shows what the machine and the load
+ * generator alone do to the tail. Goals: no error, p99 under 5 ms, RSS of the last ten seconds within 10 % of the
+ * first ten; and the load must have held its rate (p99 lag behind its schedule within 10 ms), or
+ * the run says nothing about the server.
+ */
+import { spawnSync } from 'node:child_process';
+import { numberFlags } from './args.js';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { keepAliveAgent, send, type Outcome, type Target } from './client.js';
+import { Goals } from './goals.js';
+import { openLoop, summarizeLatencies, type FireResult, type OpenLoopResult } from './open-loop.js';
+import { ProcessSampler, type ProcessSample } from './process-stats.js';
+import { judgeAnswer, Mix, type MixRequest } from './review-mix.js';
+import { repoRoot, startServerProcess, startWebhook } from './server-process.js';
+import { certDir } from './certs.js';
+
+const { numbers: o } = numberFlags({ seconds: 60, rate: 2000, 'warm-up': 5, 'floor-seconds': 10, connections: 32, 'server-cpu': 0, 'load-cpu': 1, 'p99-ms': 5, 'lag-ms': 10 });
+
+/** Moves this process (every thread of it) to one core, when taskset is there. */
+function pinSelf(cpu: number): boolean {
+  return spawnSync('taskset', ['-a', '-p', '-c', String(cpu), String(process.pid)], { stdio: 'ignore' }).status === 0;
+}
+
+interface SoakRun {
+  result: OpenLoopResult;
+  samples: ProcessSample[];
+  sampler: ProcessSampler;
+}
+
+/** `seconds` of the mix at the rate against `target`, answers judged by `judge`, the process `pid` sampled every second. */
+async function soak(target: Target, pid: number, metricsUrl: string | undefined, seconds: number, judge: (request: MixRequest, uid: string, outcome: Outcome) => FireResult): Promise<SoakRun> {
+  const agent = keepAliveAgent(target, o.connections);
+  const mix = new Mix();
+  const sampler = new ProcessSampler(pid, metricsUrl);
+  let sampling = false;
+  const result = await openLoop({
+    rate: o.rate,
+    seconds,
+    warmUpSeconds: o['warm-up'],
+    fire: async (i) => {
+      if (!sampling && i >= o['warm-up'] * o.rate) {
+        // Memory is sampled from the first recorded second on, once a second.
+        sampling = true;
+        void sampler.sample();
+        sampler.start(1000);
+      }
+      const request = mix.at(i);
+      const uid = `soak-${i}`;
+      const outcome = await send(target, { path: request.path, headers: { 'content-type': 'application/json' }, body: Buffer.from(mix.bodyOf(request, uid)), deadlineMs: 10_000, agent });
+      return judge(request, uid, outcome);
+    },
+  });
+  sampler.stop();
+  agent.destroy();
+  return { result, samples: sampler.samples, sampler };
+}
+
+const ms = (n: number) => n.toFixed(2);
+
+async function main(): Promise<number> {
+  const pinned = pinSelf(o['load-cpu']);
+  const certs = certDir();
+  const mix = new Mix();
+  console.log(
+    `reliability:soak: ${o.rate} req/s open-loop, ${o.connections} keep-alive HTTPS connections, ${mix.all.length} distinct reviews (${mix.all.filter((m) => m.allowed).length} allowed), 70 % of requests valid; ${pinned ? `servers on core ${o['server-cpu']}, load on core ${o['load-cpu']}` : 'taskset missing: nothing pinned'}`,
+  );
+
+  // The floor first: a bare Node https server reading and parsing the same bodies, at the same rate,
+  // on the same core. What the machine and the load generator do to the tail shows in it too.
+  let floorLine = 'floor: skipped (--floor-seconds 0)';
+  let floorP99 = Number.NaN;
+  if (o['floor-seconds'] > 0) {
+    const answerFile = join(certs.dir, 'answer.json');
+    writeFileSync(answerFile, JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response: { uid: 'floor', allowed: true } }));
+    const floor = await startServerProcess<{ port: number }>({
+      args: [join(repoRoot, 'dist/bench/floor.js'), certs.dir, '0', answerFile, 'bare'],
+      cpu: o['server-cpu'],
+      readyWhen: (line) => (typeof line.port === 'number' ? { port: line.port } : undefined),
+    });
+    const run = await soak({ host: '127.0.0.1', port: floor.ready.port, ca: certs.ca }, floor.pid, undefined, o['floor-seconds'], (_r, _u, outcome) => (outcome.status === 200 ? { ok: true } : { ok: false, error: outcome.error ?? `status ${outcome.status}` }));
+    await floor.stop();
+    const f = summarizeLatencies(run.result.latencies);
+    floorP99 = f.p99;
+    floorLine = `floor (bare Node https, ${o['floor-seconds']} s): fired ${run.result.fired}, errors ${run.result.errors}, p50 ${ms(f.p50)} ms, p99 ${ms(f.p99)} ms, p99.9 ${ms(f.p999)} ms, max ${f.max.toFixed(1)} ms`;
+    console.log(floorLine);
+  }
+
+  const server = await startWebhook({ certDir: certs.dir, ca: certs.ca, cpu: o['server-cpu'] });
+  console.log(`fleetgate serve (pid ${server.pid}): ${o['warm-up']} s of warm-up, then ${o.seconds} s recorded`);
+  const run = await soak({ host: '127.0.0.1', port: server.ready.port, ca: server.ready.ca }, server.pid, `http://127.0.0.1:${server.ready.probePort}/metrics`, o.seconds, judgeAnswer);
+  const exit = await server.stop();
+  const { result, sampler } = run;
+
+  console.log('   s | fired | errors | p50 ms | p99 ms | p99.9 ms | max ms | lag ms | RSS MiB | heap MiB');
+  for (const s of result.seconds) {
+    // The sample taken nearest the end of this second (timers run late on a busy machine).
+    const memory = run.samples.reduce<ProcessSample | undefined>((best, x) => (best && Math.abs(best.t - s.second) <= Math.abs(x.t - s.second) ? best : x), undefined);
+    console.log(
+      `${String(s.second).padStart(4)} | ${String(s.fired).padStart(5)} | ${String(s.errors).padStart(6)} | ${ms(s.p50).padStart(6)} | ${ms(s.p99).padStart(6)} | ${ms(s.p999).padStart(8)} | ${s.max.toFixed(1).padStart(6)} | ${s.maxLagMs.toFixed(1).padStart(6)} | ${(memory?.rssMiB ?? Number.NaN).toFixed(1).padStart(7)} | ${(memory?.heapUsedMiB ?? Number.NaN).toFixed(1).padStart(8)}`,
+    );
+  }
+  const all = summarizeLatencies(result.latencies);
+  const lag = summarizeLatencies(result.lags);
+  const window = Math.min(10, Math.floor(o.seconds / 2));
+  const rssFirst = sampler.mean('rssMiB', 0, window);
+  const rssLast = sampler.mean('rssMiB', o.seconds - window, o.seconds + 1);
+  const heapFirst = sampler.mean('heapUsedMiB', 0, window);
+  const heapLast = sampler.mean('heapUsedMiB', o.seconds - window, o.seconds + 1);
+  if (o['floor-seconds'] > 0) console.log(floorLine);
+  console.log(`fleetgate: fired ${result.fired} (${result.achievedRate.toFixed(0)} req/s), answered ${result.answered}, errors ${result.errors}${result.errors ? ` ${JSON.stringify(result.errorReasons)}` : ''}, unanswered at the end ${result.unanswered}`);
+  console.log(`fleetgate: p50 ${ms(all.p50)} ms, p99 ${ms(all.p99)} ms, p99.9 ${ms(all.p999)} ms, max ${all.max.toFixed(1)} ms over the run (p99 ${(all.p99 / floorP99).toFixed(2)}x the floor's); the load's lag behind its schedule: p99 ${ms(lag.p99)} ms, max ${lag.max.toFixed(1)} ms`);
+  console.log(`fleetgate: RSS first ${window} s ${rssFirst.toFixed(1)} MiB, last ${window} s ${rssLast.toFixed(1)} MiB (${((rssLast / rssFirst - 1) * 100).toFixed(1)} %); heap ${heapFirst.toFixed(1)} -> ${heapLast.toFixed(1)} MiB; exit on SIGTERM ${exit.code ?? exit.signal} after ${exit.ms.toFixed(0)} ms`);
+
+  const goals = new Goals()
+    .atMost('errors (transport, status, wrong verdict, unanswered)', result.errors + result.unanswered, 0)
+    .atMost('p99 latency', all.p99, o['p99-ms'], 'ms')
+    .atMost(`RSS growth, last ${window} s over first ${window} s`, (rssLast / rssFirst - 1) * 100, 10, '%')
+    // The load fires late rather than never: how late says whether it held its rate.
+    .atMost("the load's lag behind its schedule, p99", lag.p99, o['lag-ms'], 'ms')
+    .atMost('exit code on SIGTERM', exit.code ?? 1, 0);
+  console.log(goals.report('reliability:soak'));
+  return goals.exitCode;
+}
+
+process.exitCode = await main();

@@ -1,0 +1,85 @@
+/**
+ * The order of an object's fields, for listing causes as a reader meets them.
+ *
+ * A field's position is read along its path (`spec.rules[1].name`, `metadata.labels[app]`), one
+ * step at a time: a key's place among its object's keys, in the order the object lists them
+ * (its document's order: JSON.parse and the YAML readers keep it, but for keys that look like
+ * array indexes, which JavaScript lists first), and an item's index in its array (past its end
+ * too). Positions compare step by step; a field comes before the fields inside it. A key the
+ * object does not have (a required field left out) comes after every key it has at that level,
+ * and ends the path's position: such fields keep the order they were found in, as do fields of
+ * one position.
+ */
+import { isRecord } from './is.js';
+
+/** Objects with more keys than this get an index of their keys, made once per ordering. */
+const SCANNED_KEYS = 32;
+
+/** Past every existing key or item: a step the object does not have. */
+const ABSENT = Number.POSITIVE_INFINITY;
+
+/**
+ * `items` sorted by the position of their field in `object`, stably; `items` itself when they
+ * are in order already (the usual case: most come from one pass over the object).
+ */
+export function inObjectOrder<T extends { field: string }>(items: T[], object: unknown): T[] {
+  if (items.length < 2) return items;
+  const position = positions(object);
+  const at = items.map((item) => position(item.field));
+  let sorted = true;
+  for (let i = 1; i < at.length && sorted; i++) sorted = compare(at[i - 1]!, at[i]!) <= 0;
+  if (sorted) return items;
+  // Array.prototype.sort is stable: fields of one position keep the order they were found in.
+  return items
+    .map((item, i) => ({ item, position: at[i]! }))
+    .sort((a, b) => compare(a.position, b.position))
+    .map((o) => o.item);
+}
+
+/** Positions compared step by step; a path that is the start of another comes first. */
+function compare(a: readonly number[], b: readonly number[]): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    if (a[i] !== b[i]) return a[i]! < b[i]! ? -1 : 1;
+  }
+  return a.length - b.length;
+}
+
+/** The position of a field path in `object`, with the key indexes of large objects kept between calls. */
+function positions(object: unknown): (field: string) => number[] {
+  const indexes = new Map<object, Map<string, number>>();
+  const keyRank = (record: Record<string, unknown>, key: string): number => {
+    if (!Object.hasOwn(record, key)) return ABSENT;
+    const keys = Object.keys(record);
+    if (keys.length <= SCANNED_KEYS) return keys.indexOf(key);
+    let index = indexes.get(record);
+    if (!index) indexes.set(record, (index = new Map(keys.map((k, i) => [k, i]))));
+    return index.get(key)!;
+  };
+  return (field) => {
+    const ranks: number[] = [];
+    let value: unknown = object;
+    let i = 0;
+    while (i < field.length) {
+      let step: string;
+      if (field[i] === '[') {
+        const end = field.indexOf(']', i + 1);
+        step = field.slice(i + 1, end < 0 ? field.length : end);
+        i = end < 0 ? field.length : end + 1;
+      } else {
+        if (field[i] === '.') i++;
+        let end = i;
+        while (end < field.length && field[end] !== '.' && field[end] !== '[') end++;
+        step = field.slice(i, end);
+        i = end;
+      }
+      let rank = ABSENT;
+      if (Array.isArray(value)) rank = /^\d+$/.test(step) ? Number(step) : ABSENT;
+      else if (isRecord(value)) rank = keyRank(value, step);
+      ranks.push(rank);
+      if (rank === ABSENT) break;
+      value = Array.isArray(value) ? value[rank] : (value as Record<string, unknown>)[step];
+    }
+    return ranks;
+  };
+}
