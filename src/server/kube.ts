@@ -5,7 +5,8 @@
  * applies); readiness stays false meanwhile.
  */
 import type { Logger } from 'pino';
-import type { Lookups, Service } from '../rule.js';
+import { apiGroup, type Lookups, type Service } from '../engine/rule.js';
+import { rulesFor } from '../../rules/index.js';
 import { within } from './deadline.js';
 
 export interface KubeLookupsOptions {
@@ -65,8 +66,9 @@ export async function kubeLookups(options: KubeLookupsOptions): Promise<KubeLook
   else config.loadFromCluster();
   const core = config.makeApiClient(k8s.CoreV1Api);
   const custom = config.makeApiClient(k8s.CustomObjectsApi);
-  const group = `config.${options.groupDomain}`;
-  const plural = 'resourceinterpretercustomizations';
+  const customization = rulesFor('ResourceInterpreterCustomization')!;
+  const group = apiGroup(customization, options.groupDomain);
+  const { version, plural } = customization;
 
   // The client sets no timeout on a list: one that hangs (a black-holed connection) would
   // never fail, so the cache would neither sync nor be restarted.
@@ -77,8 +79,8 @@ export async function kubeLookups(options: KubeLookupsOptions): Promise<KubeLook
   const services = k8s.makeInformer(config, '/api/v1/services', timed('services', () => core.listServiceForAllNamespaces())) as unknown as CachedInformer<Service>;
   const customizations = k8s.makeInformer(
     config,
-    `/apis/${group}/v1alpha1/${plural}`,
-    timed(plural, () => custom.listClusterCustomObject({ group, version: 'v1alpha1', plural })),
+    `/apis/${group}/${version}/${plural}`,
+    timed(plural, () => custom.listClusterCustomObject({ group, version, plural })),
   ) as unknown as CachedInformer<unknown>;
 
   let stopped = false;
