@@ -5,14 +5,14 @@
  */
 import Koa from 'koa';
 import Router from '@koa/router';
-import getRawBody from 'raw-body';
 import type { Logger } from 'pino';
 import { isAdmissionReview, review, type AdmissionReview, type ReviewOptions } from '../admission/review.js';
 import { kindsFor } from '../../rules/index.js';
 import { groupDomainOf, OPERATIONS, pickRuleOptions, type Lookups, type RuleOptions } from '../engine/rule.js';
+import { readBody } from './body.js';
 import { guardLookups, reviewBudgetMs, type ContextFailurePolicy } from './deadline.js';
 import { DELETION_PROTECTION_PATH } from '../engine/deletion-protection.js';
-import type { WebhookMetrics } from './metrics.js';
+import type { RequestMetrics, WebhookMetrics } from './metrics.js';
 
 /**
  * The API server sends objects of up to about 3 MiB, and an UPDATE carries two of
@@ -32,28 +32,38 @@ export interface AppOptions extends RuleOptions {
   draining?: () => boolean;
 }
 
-/** A Kubernetes Status body for answers that cannot be an AdmissionReview. */
-function failure(ctx: Koa.Context, code: number, message: string): void {
+/** The Content-Type of every answer, as Koa would set it for a JSON body (set here once, not looked up per answer). */
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+/** Answers `value` as JSON, serialized once here: Koa would otherwise re-type and re-measure an object body on every answer. */
+function answerJson(ctx: Koa.Context, code: number, value: unknown): void {
   ctx.status = code;
-  ctx.body = { kind: 'Status', apiVersion: 'v1', status: 'Failure', code, message };
+  ctx.set('Content-Type', JSON_TYPE);
+  ctx.body = JSON.stringify(value);
 }
 
+/** A Kubernetes Status body for answers that cannot be an AdmissionReview. */
+function failure(ctx: Koa.Context, code: number, message: string): void {
+  answerJson(ctx, code, { kind: 'Status', apiVersion: 'v1', status: 'Failure', code, message });
+}
+
+/** Media types are case-insensitive and may carry parameters (RFC 9110 §8.3.1); the API server sends exactly `application/json`. */
+const isJsonType = (header: string | undefined): boolean =>
+  header === 'application/json' || (header !== undefined && (header.split(';', 1)[0] ?? '').trim().toLowerCase() === 'application/json');
+
 async function readJson(ctx: Koa.Context, limit: number): Promise<unknown | undefined> {
-  // Koa's `type` is the header up to any ';', as sent; media types are case-insensitive (RFC 9110 §8.3.1).
-  if (ctx.request.type.trim().toLowerCase() !== 'application/json') {
+  if (!isJsonType(ctx.req.headers['content-type'])) {
     failure(ctx, 400, `contentType=${ctx.get('content-type') || '<none>'}, expected application/json`);
     return undefined;
   }
-  let raw: string;
-  try {
-    // A Buffer, decoded natively: raw-body's own decoding goes through iconv-lite, measurably slower.
-    raw = (await getRawBody(ctx.req, { limit, length: ctx.get('content-length') || undefined })).toString('utf8');
-  } catch (err) {
-    const e = err as { type?: string; status?: number };
-    if (e.type === 'entity.too.large') failure(ctx, 413, `request entity is too large; limit is ${limit} bytes`);
-    else failure(ctx, e.status && e.status < 500 ? e.status : 400, 'could not read the request body');
+  const read = await readBody(ctx.req, limit);
+  if ('problem' in read) {
+    if (read.problem === 'too-large') failure(ctx, 413, `request entity is too large; limit is ${limit} bytes`);
+    else failure(ctx, 400, 'could not read the request body');
     return undefined;
   }
+  // A Buffer, decoded natively.
+  const raw = read.body.toString('utf8');
   if (raw.length === 0) {
     failure(ctx, 400, 'request body is empty');
     return undefined;
@@ -73,12 +83,15 @@ const timeoutParam = (ctx: Koa.Context): string | undefined => (typeof ctx.query
 type Review = { apiVersion?: unknown; kind?: unknown; request?: Record<string, any> };
 
 /** A request field as logs and metrics may show it: only a string is an identity; anything else could be object contents. */
-const text = (...candidates: unknown[]): string | undefined => candidates.find((c): c is string => typeof c === 'string');
+const text = (first: unknown, second?: unknown): string | undefined => (typeof first === 'string' ? first : typeof second === 'string' ? second : undefined);
 
-/** What the logs and metrics say about a request: identity only, never object contents. */
+/** The object a review is about, for its identity. */
+const objectOf = (r: Record<string, any>) => r.object ?? r.oldObject ?? {};
+
+/** What the logs say about a request: identity only, never object contents. */
 function describe(body: Review) {
   const r = body.request ?? {};
-  const object = r.object ?? r.oldObject ?? {};
+  const object = objectOf(r);
   return {
     uid: text(r.uid),
     kind: text(r.kind?.kind, object.kind) ?? 'unknown',
@@ -89,20 +102,30 @@ function describe(body: Review) {
   };
 }
 
+/** A webhook path and what it serves, with its metrics bound once. */
+interface Route {
+  path: string;
+  mode: ReviewOptions['mode'];
+  /** review()'s options for this path, built once. */
+  reviewOptions: ReviewOptions;
+  track?: RequestMetrics;
+}
+
 export function createApp(options: AppOptions = {}): Koa {
   const groupDomain = groupDomainOf(options.groupDomain);
   const limit = options.maxBodyBytes ?? MAX_BODY_BYTES;
   const policy = options.contextFailurePolicy ?? 'fail';
-  const { metrics, logger } = options;
+  const { metrics, logger, lookups } = options;
   const ruleOptions = pickRuleOptions(options);
   const app = new Koa();
   // Exact paths, as the API server calls them: `/Validate-Cluster` and `/validate-cluster/` are not webhook paths.
   const router = new Router({ sensitive: true, strict: true });
 
   const servedKinds = new Set(kindsFor(groupDomain).map((info) => info.kind));
-  const handler = (mode: ReviewOptions['mode'], kind?: string) => async (ctx: Koa.Context) => {
+
+  async function answerReview(ctx: Koa.Context, route: Route): Promise<void> {
     // The API server's timeout runs from the moment it sends, so the budget counts from arrival, not from when the body is in.
-    const arrived = Date.now();
+    const arrived = lookups ? Date.now() : 0;
     const body = await readJson(ctx, limit);
     if (body === undefined) return;
     if (!isAdmissionReview(body)) {
@@ -111,54 +134,68 @@ export function createApp(options: AppOptions = {}): Koa {
     }
     // Only lookups can outlast the API server's timeout; without them there is no deadline to keep.
     const notes: string[] = [];
-    const lookups = options.lookups && guardLookups(options.lookups, arrived + reviewBudgetMs(timeoutParam(ctx)), policy, notes);
-    const reviewed = review(body, { mode, kind, groupDomain, lookups, ...ruleOptions });
+    const reviewed = lookups
+      ? review(body, { ...route.reviewOptions, lookups: guardLookups(lookups, arrived + reviewBudgetMs(timeoutParam(ctx)), policy, notes) })
+      : review(body, route.reviewOptions);
     // Awaited only when a lookup made it a Promise: most reviews answer synchronously.
     const out: AdmissionReview = reviewed instanceof Promise ? await reviewed : reviewed;
     if (notes.length && out.response) out.response.warnings = [...(out.response.warnings ?? []), ...notes];
-    ctx.status = 200;
-    ctx.body = out;
-    record(describe(body as Review), out, mode, ctx.path);
-  };
+    answerJson(ctx, 200, out);
+    record(body as Review, out, route);
+  }
 
-  function record(request: ReturnType<typeof describe>, out: AdmissionReview, mode: string, path: string): void {
+  function record(body: Review, out: AdmissionReview, route: Route): void {
     const response = out.response;
     const code = response?.status?.code;
     // 422 Invalid, or 403 Forbidden for a protected DELETE: the request's own fault, not the review's.
     const verdict = response?.allowed ? 'allowed' : code === 422 || code === 403 ? 'denied' : 'errored';
-    // Label values from a closed set: a caller cannot grow the series count with made-up kinds.
-    metrics?.verdict(servedKinds.has(request.kind) ? request.kind : 'unknown', OPERATIONS.has(request.operation) ? request.operation : 'unknown', verdict);
+    if (metrics) {
+      const r = body.request ?? {};
+      const kind = text(r.kind?.kind, objectOf(r).kind);
+      const operation = text(r.operation);
+      // Label values from a closed set: a caller cannot grow the series count with made-up kinds.
+      metrics.verdict(kind !== undefined && servedKinds.has(kind) ? kind : 'unknown', operation !== undefined && OPERATIONS.has(operation) ? operation : 'unknown', verdict);
+    }
     if (!logger) return;
+    const { mode, path } = route;
     if (verdict === 'allowed') {
       // Built only when debug is on: allowed is the common case, and at info nothing reads it.
-      if (logger.isLevelEnabled('debug')) logger.debug({ ...request, mode, path, patched: Boolean(response?.patch), warnings: response?.warnings?.length ?? 0 }, 'allowed');
+      if (logger.isLevelEnabled('debug')) logger.debug({ ...describe(body), mode, path, patched: Boolean(response?.patch), warnings: response?.warnings?.length ?? 0 }, 'allowed');
     } else {
       const causes = response?.status?.details?.causes?.map((c) => c.field);
-      logger.info({ ...request, mode, path, code, causes, ...(causes ? {} : { message: response?.status?.message }) }, verdict);
+      logger.info({ ...describe(body), mode, path, code, causes, ...(causes ? {} : { message: response?.status?.message }) }, verdict);
     }
   }
 
-  const paths = new Set(['/validate', '/mutate']);
-  router.post('/validate', handler('validate'));
-  router.post('/mutate', handler('mutate'));
+  // Webhook POSTs are answered from one exact-path lookup; the router answers everything
+  // else (405 with Allow: POST for another method on a webhook path, 404 elsewhere).
+  const routes = new Map<string, Route>();
+  const serveReviews = (path: string, mode: ReviewOptions['mode'], kind?: string) => {
+    const route: Route = { path, mode, reviewOptions: { mode, kind, groupDomain, ...ruleOptions }, track: metrics?.forWebhook(path) };
+    routes.set(path, route);
+    router.post(path, (ctx) => answerReview(ctx, route));
+  };
+  serveReviews('/validate', 'validate');
+  serveReviews('/mutate', 'mutate');
   for (const info of kindsFor(groupDomain)) {
-    router.post(info.webhookPaths.validate, handler('validate', info.kind));
-    router.post(info.webhookPaths.mutate, handler('mutate', info.kind));
-    paths.add(info.webhookPaths.validate).add(info.webhookPaths.mutate);
+    serveReviews(info.webhookPaths.validate, 'validate', info.kind);
+    serveReviews(info.webhookPaths.mutate, 'mutate', info.kind);
   }
   // Karmada's registration sends every resource's DELETE here, not only the 13 kinds'.
-  router.post(DELETION_PROTECTION_PATH, handler('deletion-protection'));
-  paths.add(DELETION_PROTECTION_PATH);
+  serveReviews(DELETION_PROTECTION_PATH, 'deletion-protection');
+  // Unknown paths share one label value, so probing clients cannot grow the series count.
+  const unmatched = metrics?.forWebhook('unmatched');
 
   // Metrics and the last-resort guard wrap everything: Koa's own error handler answers
   // text/plain, and no request may take the process down.
   app.use(async (ctx, next) => {
-    // Unknown paths share one label value, so probing clients cannot grow the series count.
-    const track = metrics && ctx.method === 'POST' ? metrics.forWebhook(paths.has(ctx.path) ? ctx.path : 'unmatched') : undefined;
-    const started = performance.now();
+    const post = ctx.method === 'POST';
+    const route = post ? routes.get(ctx.path) : undefined;
+    const track = route ? route.track : post ? unmatched : undefined;
+    const started = track ? performance.now() : 0;
     track?.inFlight.inc();
     try {
-      await next();
+      await (route ? answerReview(ctx, route) : next());
     } catch (err) {
       logger?.error({ err: (err as Error).message, path: ctx.path }, 'internal error');
       failure(ctx, 500, 'internal error');
@@ -175,7 +212,7 @@ export function createApp(options: AppOptions = {}): Koa {
   const knownMethods = new Set(router.methods);
   app.use(async (ctx, next) => {
     if (knownMethods.has(ctx.method)) return next();
-    ctx.status = paths.has(ctx.path) ? 405 : 404;
+    ctx.status = routes.has(ctx.path) ? 405 : 404;
     if (ctx.status === 405) ctx.set('Allow', 'POST');
   });
   app.use(router.routes());

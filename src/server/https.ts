@@ -6,13 +6,14 @@
  */
 import type { Server as HttpsServer, ServerOptions } from 'node:https';
 import { createServer as createHttpServer, type IncomingMessage, type Server as HttpServer } from 'node:http';
-import { readFileSync, watch, type FSWatcher } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { isIP, type AddressInfo, type Socket } from 'node:net';
 import { X509Certificate } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Registry as MetricsRegistry } from 'prom-client';
 import { DEV_NAMES, ensureDevCerts } from '../../certs/tinyca.js';
+import { watchCertificateFiles } from './cert-watch.js';
 
 export interface TlsOptions {
   /** The address served: a specific IP address is added to the names development certificates cover. */
@@ -36,6 +37,8 @@ export interface TlsFiles {
 
 /** Certificate writers (kubelet's Secret volumes, cert-manager) change several files in a burst. */
 const RELOAD_DEBOUNCE_MS = 100;
+/** How often the certificate files are read in any case, for changes no file watch reports (controller-runtime's interval). */
+const RELOAD_POLL_MS = 10_000;
 /** How long shutdown waits for a request body still arriving before it gives up on the request. */
 const ARRIVAL_GRACE_MS = 1000;
 
@@ -109,13 +112,16 @@ export function reloadCertificatesOnChange(
   initial: Pick<ServerOptions, 'cert' | 'key' | 'ca'>,
   log: Logger,
 ): CertificateReloader {
-  // What is being served, as read: a change elsewhere in the folders (a log file) reloads nothing.
+  // What is being served, as read: a check that finds the same bytes reloads nothing.
   let served = initial;
   const sameFiles = (a: typeof served, b: typeof served) =>
     (a.cert as Buffer).equals(b.cert as Buffer) && (a.key as Buffer).equals(b.key as Buffer) && (a.ca === undefined ? b.ca === undefined : b.ca !== undefined && (a.ca as Buffer).equals(b.ca as Buffer));
+  /** Why the last reload failed: the files are read every 10 s, and one broken state is reported once. */
+  let failure: string | undefined;
   const reload = (): boolean => {
     try {
       const next = secureContext(files, clientCaFile);
+      failure = undefined;
       if (sameFiles(next, served)) return true;
       // Existing connections keep their context; new handshakes get the new certificate.
       server.setSecureContext(next);
@@ -123,34 +129,19 @@ export function reloadCertificatesOnChange(
       log.info({ cert: files.cert }, 'serving certificate reloaded');
       return true;
     } catch (err) {
-      // Mid-rotation the key may not match the certificate yet; the next change event retries.
-      log.warn({ cert: files.cert, err: (err as Error).message }, 'serving certificate not reloaded');
+      // Mid-rotation the key may not match the certificate yet; the next change or check retries.
+      const message = (err as Error).message;
+      if (message !== failure) log.warn({ cert: files.cert, err: message }, 'serving certificate not reloaded');
+      failure = message;
       return false;
     }
   };
-  const watchers: FSWatcher[] = [];
-  let pending: NodeJS.Timeout | undefined;
-  const watched = [files.cert, files.key, ...(clientCaFile ? [clientCaFile] : [])];
-  // Directories, not files: Secret volumes swap a symlink, which a file watch would miss.
-  for (const dir of new Set(watched.map((f) => dirname(resolve(f))))) {
-    try {
-      watchers.push(
-        watch(dir, () => {
-          clearTimeout(pending);
-          pending = setTimeout(reload, RELOAD_DEBOUNCE_MS);
-        }),
-      );
-    } catch (err) {
-      log.warn({ dir, err: (err as Error).message }, 'cannot watch certificate directory; reload on restart only');
-    }
-  }
-  return {
-    reload,
-    stop: () => {
-      clearTimeout(pending);
-      for (const w of watchers) w.close();
-    },
-  };
+  const watch = watchCertificateFiles([files.cert, files.key, ...(clientCaFile ? [clientCaFile] : [])], reload, {
+    debounceMs: RELOAD_DEBOUNCE_MS,
+    pollMs: RELOAD_POLL_MS,
+    unwatchable: (path, err) => log.warn({ path, err: err.message }, 'cannot watch certificate file; looking again in 10 s'),
+  });
+  return { reload, stop: () => watch.close() };
 }
 
 export interface RequestTracker {
