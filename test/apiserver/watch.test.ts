@@ -235,6 +235,47 @@ describe('watch', () => {
     w.close();
   });
 
+  it('watchers of one change in different forms each get theirs, though each form is encoded once for all', async () => {
+    const r = await start();
+    const TABLE = { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json' };
+    const METADATA = { accept: 'application/json;as=PartialObjectMetadata;v=v1;g=meta.k8s.io,application/json' };
+    const plain = [watch(r, `${CLUSTERS}?watch=true&resourceVersion=1`), watch(r, `${CLUSTERS}?watch=true&resourceVersion=1`)];
+    const tables = [watch(r, `${CLUSTERS}?watch=true&resourceVersion=1`, TABLE)];
+    const metadata = watch(r, `${CLUSTERS}?watch=true&resourceVersion=1`, METADATA);
+    const gold = watch(r, `${CLUSTERS}?watch=true&resourceVersion=1&labelSelector=tier%3Dgold`);
+    await eventually(() => r.app.watchCount() === 5, 'five watches');
+    await call(r, 'POST', CLUSTERS, named('a', { tier: 'gold' }));
+    await eventually(() => tables[0]!.events.length === 1, 'the first Table event');
+    // A Table watcher that joins after the first change still gets the column definitions first.
+    tables.push(watch(r, `${CLUSTERS}?watch=true&resourceVersion=1`, TABLE));
+    await eventually(() => r.app.watchCount() === 6, 'six watches');
+    await call(r, 'PATCH', `${CLUSTERS}/a`, { metadata: { labels: { tier: 'bronze' } } }, 'application/merge-patch+json');
+    const all = [...plain, ...tables, metadata, gold];
+    await eventually(() => all.every((w) => w.events.length === 2), 'both changes everywhere');
+    for (const w of plain) expect(w.events).toEqual(plain[0]!.events);
+    expect(plain[0]!.events.map((e) => [e.type, e.object.kind, e.object.metadata.labels])).toEqual([
+      ['ADDED', 'Cluster', { tier: 'gold' }],
+      ['MODIFIED', 'Cluster', { tier: 'bronze' }],
+    ]);
+    for (const w of tables) {
+      expect(w.events.map((e) => [e.type, e.object.kind, e.object.columnDefinitions === null])).toEqual([
+        ['ADDED', 'Table', false],
+        ['MODIFIED', 'Table', true],
+      ]);
+      expect(w.events.map((e) => e.object.rows[0].object.kind)).toEqual(['PartialObjectMetadata', 'PartialObjectMetadata']);
+    }
+    expect(tables[0]!.events[1]).toEqual(tables[1]!.events[1]);
+    expect(metadata.events.map((e) => [e.type, e.object.kind, e.object.metadata.labels, e.object.spec])).toEqual([
+      ['ADDED', 'PartialObjectMetadata', { tier: 'gold' }, undefined],
+      ['MODIFIED', 'PartialObjectMetadata', { tier: 'bronze' }, undefined],
+    ]);
+    // The filtered watcher's DELETED is the last matching state at the change's revision, not the shared object.
+    expect(summary(gold.events)).toEqual(['ADDED a', 'DELETED a']);
+    expect(gold.events[1].object.metadata.labels).toEqual({ tier: 'gold' });
+    expect(gold.events[1].object.metadata.resourceVersion).toBe(plain[0]!.events[1].object.metadata.resourceVersion);
+    for (const w of all) w.close();
+  });
+
   it('a watcher that stops reading never stalls writers: it is ended, and its memory with it', async () => {
     const r = await start({ maxQueuedWatchBytes: 2 * 1024 * 1024 }, { watchBufferSize: 50 });
     const slow = watch(r, `${CLUSTERS}?watch=true&resourceVersion=1`);
