@@ -203,7 +203,8 @@ export async function serveWatch(
   /** Ends the response: cleanly once what is queued is written, or by closing the connection for a client too slow to take it. */
   async function finish(): Promise<void> {
     if (tooSlow) {
-      serving.logger?.info({ resource: qualifiedResource(resource) }, 'watch ended: the client fell too far behind');
+      // What the server held for the client when it gave up on it: the bound's evidence for operators.
+      serving.logger?.info({ resource: qualifiedResource(resource), unsentBytes: queued }, 'watch ended: the client fell too far behind');
       outbox.length = 0;
       stopWaiting?.();
       res.destroy();

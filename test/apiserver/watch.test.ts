@@ -11,6 +11,7 @@ import { createMemoryStorage, type MemoryStorageOptions } from '../../src/apiser
 import type { Storage } from '../../src/apiserver/storage/index.js';
 import { cluster } from '../fixtures/cluster.js';
 import { eventually } from './kubectl-server.js';
+import { pino } from 'pino';
 
 const CLUSTERS = '/apis/cluster.karmada.io/v1alpha1/clusters';
 const copy = <T>(o: T): any => structuredClone(o);
@@ -277,7 +278,9 @@ describe('watch', () => {
   });
 
   it('a watcher that stops reading never stalls writers: it is ended, and its memory with it', async () => {
-    const r = await start({ maxQueuedWatchBytes: 2 * 1024 * 1024 }, { watchBufferSize: 50 });
+    const lines: any[] = [];
+    const logger = pino({ level: 'info' }, { write: (line: string) => lines.push(JSON.parse(line)) });
+    const r = await start({ maxQueuedWatchBytes: 2 * 1024 * 1024, logger }, { watchBufferSize: 50 });
     const slow = watch(r, `${CLUSTERS}?watch=true&resourceVersion=1`);
     expect(await slow.status).toBe(200);
     slow.pause();
@@ -294,6 +297,11 @@ describe('watch', () => {
     await eventually(() => r.app.watchCount() === 0, 'the slow watch to be ended');
     slow.resume();
     await slow.ended;
+    // The log says what was held for it when it was ended: over the bound, by at most one event.
+    const ended = lines.find((line) => line.msg === 'watch ended: the client fell too far behind');
+    expect(ended).toMatchObject({ resource: 'clusters.cluster.karmada.io' });
+    expect(ended.unsentBytes).toBeGreaterThan(2 * 1024 * 1024);
+    expect(ended.unsentBytes).toBeLessThan(2 * 1024 * 1024 + 110_000);
   }, 90_000);
 
   it('shutdown ends every watch cleanly, and one that starts during shutdown at once', async () => {
