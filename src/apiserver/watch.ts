@@ -9,8 +9,11 @@
  * get -w does not reconnect, so there is no short default), when the client goes, when the server
  * shuts down, or when storage ends a watcher that fell too far behind (its client re-watches).
  * A client that does not read fast enough is ended rather than buffered for without bound: events
- * wait in a bounded outbox for the socket to drain, and one that overflows it (or a storage watch
- * that fell behind, TooSlow) closes the connection; client-go then lists and watches again.
+ * wait in a bounded outbox for the socket to drain, and a live change that overflows it (or a
+ * storage watch that fell behind, TooSlow) closes the connection; client-go then lists and watches
+ * again. What was already there when the watch began (the initial events, the history replayed
+ * from an older resourceVersion) is instead paced by the socket, as kube's cacheWatcher blocks on
+ * its initial events: however fast a client reads, a replay larger than the bound could never fit in it.
  * Storage hands every watcher of a change the same frozen object, and each line is encoded once per
  * (event, form) for all of them (watch-encoding.ts).
  */
@@ -149,13 +152,27 @@ export async function serveWatch(
       end();
     }
   };
-  const bookmark = (revision: number, annotations?: Record<string, string>) =>
-    send('BOOKMARK', { kind: resource.kind, apiVersion: resource.groupVersion, metadata: { resourceVersion: String(revision), ...(annotations ? { annotations } : {}) } });
+  const bookmarkOf = (revision: number, annotations?: Record<string, string>): JsonObject => ({
+    kind: resource.kind,
+    apiVersion: resource.groupVersion,
+    metadata: { resourceVersion: String(revision), ...(annotations ? { annotations } : {}) },
+  });
 
   let watch: Watch | undefined;
+  let stopped!: () => void;
+  // Resolves when the watch ends (timeout, client gone, shutdown): a wait for the socket ends with it.
+  const ending = new Promise<void>((done) => (stopped = done));
   const end = () => {
     open = false;
+    stopped();
     watch?.stop();
+  };
+  /** Queues a line that waits for the socket, not counted against the bound: none but the replay of what was there. */
+  const paced = async (line: string | Buffer): Promise<void> => {
+    outbox.push(line);
+    queued += line.length;
+    flush();
+    if (queued > maxQueued) await Promise.race([writer, ending]);
   };
   serving.watches.add(end);
   const seconds = query.timeoutSeconds !== undefined && query.timeoutSeconds > 0 ? query.timeoutSeconds : serving.minTimeoutSeconds * (1 + Math.random());
@@ -166,21 +183,25 @@ export async function serveWatch(
     // The initial burst may be larger than the bound: it waits for the socket instead.
     for (const object of initial) {
       if (!open) break;
-      outbox.push(eventLine('ADDED', object, encoding.next()));
-      queued += outbox[outbox.length - 1]!.length;
-      flush();
-      if (queued > maxQueued) await writer;
+      await paced(eventLine('ADDED', object, encoding.next()));
     }
     // The end of the initial events is a bookmark, sent to clients that take bookmarks (client-go's WatchList does).
-    if (query.sendInitialEvents && query.allowWatchBookmarks) bookmark(from, { [INITIAL_EVENTS_END_ANNOTATION]: 'true' });
+    if (query.sendInitialEvents && query.allowWatchBookmarks && open) await paced(eventLine('BOOKMARK', bookmarkOf(from, { [INITIAL_EVENTS_END_ANNOTATION]: 'true' }), encoding.next()));
+    if (!open) return;
+    // Changes up to here are history the watch replays; the ones after are live. Unknown (storage
+    // unreachable): all live, the watch then fails as it starts anyway.
+    const replayUntil = initialEvents ? from : await storage.currentRevision().catch(() => from);
     if (!open) return;
     watch = storage.watch(prefix, { fromRevision: from });
     const running = watch;
-    if (query.allowWatchBookmarks) bookmarks = setInterval(() => bookmark(running.progressRevision()), serving.bookmarkIntervalMs);
+    // A bookmark is a hint: none is queued behind events the client has not taken (kube drops one to a full watcher too).
+    if (query.allowWatchBookmarks) bookmarks = setInterval(() => outbox.length === 0 && send('BOOKMARK', bookmarkOf(running.progressRevision())), serving.bookmarkIntervalMs);
     for await (const event of running) {
       if (!open) break;
       const out = filtered(event, matches);
-      if (out) send(out.type, out.object);
+      if (!out) continue;
+      if (event.revision <= replayUntil) await paced(eventLine(out.type, out.object, encoding.next()));
+      else send(out.type, out.object);
     }
   } catch (err) {
     if (err instanceof StorageError && err.code === 'Expired') {

@@ -304,6 +304,38 @@ describe('watch', () => {
     expect(ended.unsentBytes).toBeLessThan(2 * 1024 * 1024 + 110_000);
   }, 90_000);
 
+  // Found by reliability:apiserver-crash: a watch from the round's first resourceVersion, over more
+  // history than the bound, was ended at once with nothing sent, though its client read at full speed.
+  it('a watch replaying more history than the bound gets all of it, paced by its socket, then live changes', async () => {
+    const r = await start({ maxQueuedWatchBytes: 64 * 1024 });
+    const first = await call(r, 'POST', CLUSTERS, named('h'));
+    const pad = 'p'.repeat(2_000);
+    for (let i = 0; i < 100; i++) {
+      const res = await call(r, 'PATCH', `${CLUSTERS}/h`, { metadata: { annotations: { pad: `${i}${pad}` } } }, 'application/merge-patch+json');
+      expect(res.status).toBe(200);
+    }
+    // 100 MODIFIED events of over 2 kB: three times the bound, all there before the watch began.
+    const w = watch(r, `${CLUSTERS}?watch=true&resourceVersion=${first.body.metadata.resourceVersion}`);
+    expect(await w.status).toBe(200);
+    await eventually(() => w.events.length === 100, 'the whole history replayed', 10_000);
+    expect(w.events.map((e) => e.object.metadata.annotations.pad.slice(0, 2))).toEqual(Array.from({ length: 100 }, (_, i) => `${i}`.padEnd(2, 'p')));
+    await call(r, 'PATCH', `${CLUSTERS}/h`, { metadata: { annotations: { pad: 'live' } } }, 'application/merge-patch+json');
+    await eventually(() => w.events.length === 101, 'the live change after it');
+    expect(r.app.watchCount()).toBe(1);
+    w.close();
+  });
+
+  it('a replaying watch whose client stops reading is held no longer than its timeout', async () => {
+    const r = await start({ maxQueuedWatchBytes: 64 * 1024 });
+    const first = await call(r, 'POST', CLUSTERS, named('h'));
+    for (let i = 0; i < 200; i++) await call(r, 'PATCH', `${CLUSTERS}/h`, { metadata: { annotations: { pad: `${i}${'p'.repeat(20_000)}` } } }, 'application/merge-patch+json');
+    const w = watch(r, `${CLUSTERS}?watch=true&resourceVersion=${first.body.metadata.resourceVersion}&timeoutSeconds=1`);
+    expect(await w.status).toBe(200);
+    w.pause();
+    await eventually(() => r.app.watchCount() === 0, 'the stalled replay to end at its timeout');
+    w.close();
+  }, 30_000);
+
   it('shutdown ends every watch cleanly, and one that starts during shutdown at once', async () => {
     const r = await start();
     const w = watch(r, `${CLUSTERS}?watch=true&resourceVersion=1`);
