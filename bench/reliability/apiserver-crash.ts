@@ -23,7 +23,7 @@ import { freshSeed, numberFlags, sleep } from './args.js';
 import { ApiClient, apiserverFolder, readyz, startApiserver, targetOf, type Apiserver } from './apiserver-process.js';
 import { CLUSTERS, KeyModel, realTimeOrderViolations, seeded, writeOf, type Write } from './cluster-writes.js';
 import { Goals } from './goals.js';
-import { WatchStream } from './watch-stream.js';
+import { WatchStream, type StreamEnd } from './watch-stream.js';
 
 const { numbers: o, strings } = numberFlags(
   { rounds: 20, writers: 16, keys: 8, 'min-ms': 300, 'max-ms': 3000, 'delete-every': 8, seed: Number.NaN, 'server-cpu': Number.NaN },
@@ -172,6 +172,10 @@ async function check(server: Apiserver, writes: Write[], startRv: number, startS
     let logEvents = 0;
     if (listRv > startRv) {
       const stream = new WatchStream(client.target, `${CLUSTERS}?watch=true&resourceVersion=${startRv}&timeoutSeconds=60`);
+      let status: number | 'none' = 'none';
+      let end: StreamEnd | undefined;
+      void stream.opened.then((s) => (status = s));
+      void stream.ended.then((e) => (end = e));
       const deadline = performance.now() + 30_000;
       while (stream.lastRv < listRv && performance.now() < deadline) {
         if (stream.events.some((event) => event.type === 'ERROR')) break;
@@ -181,7 +185,10 @@ async function check(server: Apiserver, writes: Write[], startRv: number, startS
       const events = stream.events;
       logEvents = events.length;
       if (events.some((event) => event.type === 'ERROR')) note(problems.log, `the watch from ${startRv} ended with an ERROR event`);
-      else if (stream.lastRv < listRv) note(problems.log, `the watch from ${startRv} reached ${stream.lastRv}, not the list's ${listRv}, within 30 s`);
+      else if (stream.lastRv < listRv) {
+        const how = `status ${status}, ${stream.bytesRead} bytes read, ${end ? `ended by the ${end.by}${end.cut ? ', cut' : ''}${end.error ? ` (${end.error})` : ''}` : 'still open'}`;
+        note(problems.log, `the watch from ${startRv} reached ${stream.lastRv}, not the list's ${listRv}, within 30 s (${how})`);
+      }
       checkLog(events, writes, inFlight, startState, list.json.items, listRv);
     }
     const unknowns = inFlight.length;
