@@ -1,7 +1,8 @@
 /**
  * Harness 4b, watch under load: `npm run reliability:apiserver-watch [-- --watchers 100 --rate 100 --seconds 60]`.
  *
- * `fleetgate apiserver` on its durable store (pinned to core 0 when taskset is there), `--watchers`
+ * `fleetgate apiserver` on its durable store (pinned to core 0 when taskset is there; the npm script
+ * pins this harness, its watchers and writer to core 1, so the two do not share a core), `--watchers`
  * watch streams of Clusters from one resourceVersion, each on a connection of its own, one of them
  * slow: it reads one chunk of its socket, then waits `--slow-pause-ms` before the next, and when
  * the server cuts it off it resumes from the last resourceVersion it read (relisting on a 410), as
@@ -131,7 +132,8 @@ async function main(): Promise<number> {
     drainMs: 30_000,
     fire: async () => {
       const key = idle();
-      if (!key) return { ok: false, error: 'no idle key' };
+      // Every key has a write in flight: the server is more than keys / rate seconds behind.
+      if (!key) return { ok: false, error: 'not sent: every key had a write in flight' };
       key.busy = true;
       try {
         const write = await key.write(client, o['delete-every'], random);
