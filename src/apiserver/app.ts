@@ -1,8 +1,8 @@
 /**
  * The HTTP layer of `fleetgate apiserver` (Koa + @koa/router): the spec's Endpoints for every served
  * resource, under `/apis/<group>/<version>/…`. It reads requests (paths, query options, bodies,
- * media types), hands them to the resource's registry, and writes kube-apiserver's answers: the
- * object or list, a Status on failure, `Warning: 299` headers, a watch stream.
+ * media types, apply patches), hands them to the resource's registry, and writes kube-apiserver's
+ * answers: the object or list, a Status on failure, `Warning: 299` headers, a watch stream.
  */
 import Koa from 'koa';
 import Router from '@koa/router';
@@ -11,12 +11,14 @@ import { DEFAULT_GROUP_DOMAIN, type Lookups, type RuleOptions } from '../index.j
 import type { Storage } from './storage/index.js';
 import { apiResources, type ApiResource as Resource } from './resources.js';
 import { collectionPrefix } from './keys.js';
-import { Registry, type FieldManager } from './registry.js';
+import { Registry } from './registry.js';
 import { ApiError, badRequest, deleteCollectionSuccess, deleteSuccess, internalError, invalid, methodNotAllowed, pathNotFound, type Status } from './status.js';
 import { decodeJson, readBody, MAX_REQUEST_BYTES } from './body.js';
 import { cannotBeHandled } from './admission.js';
-import { deleteOptions, param, writeOptions, type Query, type WriteOptions } from './request.js';
-import { applyNotSupported, patcher, patchTypeOf } from './patch.js';
+import { deleteOptions, param, writeOptions, type Query } from './request.js';
+import { patcher, patchTypeOf } from './patch.js';
+import { readAppliedBody } from './apply-body.js';
+import { APPLY_PATCH } from './apply/index.js';
 import { continueExpiredStatus, encodeContinue, listExpiredStatus, listRead, parseListOptions, tooLargeResourceVersionStatus, type ListOptions } from './list-options.js';
 import { StorageError } from './storage/index.js';
 import { WatchSet, serveWatch } from './watch.js';
@@ -44,13 +46,6 @@ export interface ApiServerAppOptions extends RuleOptions {
   bookmarkIntervalMs?: number;
   /** Bytes of events a watch's client may leave unread before the watch is ended (default 4 MiB). */
   maxQueuedWatchBytes?: number;
-  /** managedFields for Update operations (issue 24). */
-  fieldManager?: FieldManager;
-  /**
-   * Server-side apply (issue 24): answers `application/apply-patch+yaml` PATCHes, which may create
-   * the object (201). Until one is installed they are a 415 saying apply is not supported yet.
-   */
-  applyPatch?: ApplyPatchHandler;
   /** Overrides the lookups answered from this server's own store (tests). */
   lookups?: Lookups;
   /** fleetgate's version, carried in `/version`'s gitVersion. */
@@ -58,19 +53,6 @@ export interface ApiServerAppOptions extends RuleOptions {
   /** Routes served beside the resources (tests). */
   extraRoutes?: (router: Router) => void;
 }
-
-export interface ApplyPatchRequest {
-  registry: Registry;
-  namespace: string | undefined;
-  name: string;
-  /** The body as sent: YAML (kubectl sends JSON, which is YAML). */
-  body: string;
-  /** fieldManager (required for apply: the handler checks it), force, dryRun, fieldValidation. */
-  options: WriteOptions;
-  subResource: 'status' | undefined;
-}
-
-export type ApplyPatchHandler = (request: ApplyPatchRequest) => Promise<{ created: boolean; object: JsonObject; warnings: string[] }>;
 
 export interface ApiServerApp {
   app: Koa;
@@ -93,7 +75,6 @@ export function createApiServerApp(options: ApiServerAppOptions): ApiServerApp {
       storage: options.storage,
       admission: { groupDomain, lookups, allowNoExecuteTaintPolicy: options.allowNoExecuteTaintPolicy },
       now: options.now,
-      fieldManager: options.fieldManager,
     });
     registries.set(`${resource.group}/${resource.plural}`, registry);
   }
@@ -293,23 +274,34 @@ export function createApiServerApp(options: ApiServerAppOptions): ApiServerApp {
     if (bodyName !== name) throw badRequest(`the name of the object (${bodyName}) does not match the name on the URL (${name})`);
     checkNamespace(body.object, namespace);
     if (namespace !== undefined) (body.object.metadata as JsonObject).namespace = namespace;
-    const result = await registry.update(namespace, name, () => structuredClone(body.object), { ...write, duplicates: body.duplicates, strictFailure: cannotBeHandled(resource) }, subResource, false);
+    const result = await registry.update(namespace, name, () => structuredClone(body.object), {
+      ...write,
+      duplicates: body.duplicates,
+      strictFailure: cannotBeHandled(resource),
+      ...(subResource ? { subResource } : {}),
+      unconditional: false,
+    });
     warn(ctx, result.warnings);
     respond(ctx, 200, result.object);
   }
 
   async function patch(ctx: Koa.Context, registry: Registry, namespace: string | undefined, name: string, subResource: 'status' | undefined): Promise<void> {
     const type = patchTypeOf(ctx.get('content-type'));
+    const write = writeOptions('PatchOptions', ctx.query as Query, ctx.get('user-agent'), type === 'apply' ? APPLY_PATCH : undefined);
+    const text = await readBody(ctx.req, limit);
     if (type === 'apply') {
-      if (!options.applyPatch) throw applyNotSupported();
-      const write = writeOptions('PatchOptions', ctx.query as Query, ctx.get('user-agent'), true);
-      const result = await options.applyPatch({ registry, namespace, name, body: await readBody(ctx.req, limit), options: write, subResource });
+      const body = readAppliedBody(text);
+      const result = await registry.apply(namespace, name, {
+        ...write,
+        applied: body.value,
+        repeatedKeys: write.fieldValidation === 'Ignore' ? undefined : body.repeatedKeys,
+        strictFailure: patchStrictFailure,
+        ...(subResource ? { subResource } : {}),
+      });
       warn(ctx, result.warnings);
       respond(ctx, result.created ? 201 : 200, result.object);
       return;
     }
-    const write = writeOptions('PatchOptions', ctx.query as Query, ctx.get('user-agent'));
-    const text = await readBody(ctx.req, limit);
     const decoded = decodeJson(text, 'the patch', type === 'merge' && write.fieldValidation !== 'Ignore');
     const apply = patcher(type, decoded.value);
     const result = await registry.update(
@@ -321,9 +313,7 @@ export function createApiServerApp(options: ApiServerAppOptions): ApiServerApp {
         if (namespace !== undefined && isRecordValue(patched.metadata) && patched.metadata.namespace !== namespace) checkNamespace(patched, namespace);
         return patched;
       },
-      { ...write, duplicates: decoded.duplicates, strictFailure: patchStrictFailure },
-      subResource,
-      true,
+      { ...write, duplicates: decoded.duplicates, strictFailure: patchStrictFailure, ...(subResource ? { subResource } : {}), unconditional: true },
     );
     warn(ctx, result.warnings);
     respond(ctx, 200, result.object);

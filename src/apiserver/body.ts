@@ -40,7 +40,55 @@ export function decodeJson(text: string, what: string, findDuplicates: boolean):
     // RangeError from absurd nesting lands here too.
     throw badRequest(`${what}: ${(err as Error).message}`);
   }
-  return { value, duplicates: findDuplicates && mayHaveDuplicates(text, value) ? duplicateKeys(text) : [] };
+  checkDepth(text, what);
+  return { value, duplicates: findDuplicates ? duplicateMessages(repeatedKeys(text, value)) : [] };
+}
+
+/** apimachinery's limit on the nesting of a JSON body (util/json's maxDepth). */
+export const MAX_JSON_DEPTH = 10_000;
+
+/**
+ * Refuses (400) a JSON text nested deeper than MAX_JSON_DEPTH, as kube-apiserver's decoder does.
+ * JSON.parse takes far deeper text than JSON.stringify, and the copies every write makes, can
+ * handle: past this, a body would end in a stack overflow rather than an answer.
+ */
+export function checkDepth(text: string, what: string): void {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++; // backslash: the next character is escaped
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x7b || c === 0x5b) {
+      if (++depth > MAX_JSON_DEPTH) throw badRequest(`${what}: exceeded max depth of ${MAX_JSON_DEPTH}`);
+    } else if (c === 0x7d || c === 0x5d) depth--;
+  }
+}
+
+export interface RepeatedKey {
+  key: string;
+  /** 1-based line of the repeat. */
+  line: number;
+}
+
+/** Every key an object of the JSON `text` (parsed to `value`) repeats, at each repeat, in text order. */
+export function repeatedKeys(text: string, value: unknown): RepeatedKey[] {
+  if (!mayHaveDuplicates(text, value)) return [];
+  const found: RepeatedKey[] = [];
+  const open: Set<string>[] = [];
+  visit(text, {
+    onObjectBegin: () => void open.push(new Set()),
+    onObjectEnd: () => void open.pop(),
+    onObjectProperty: (property, _offset, _length, startLine) => {
+      const keys = open[open.length - 1];
+      if (!keys) return;
+      if (keys.has(property)) found.push({ key: property, line: startLine + 1 });
+      else keys.add(property);
+    },
+  });
+  return found;
 }
 
 /**
@@ -63,36 +111,27 @@ function mayHaveDuplicates(text: string, value: unknown): boolean {
   return colons !== countProperties(value);
 }
 
+/** Object properties in a parsed value, at any depth (its own stack: JSON.parse takes nesting a recursion overflows on). */
 function countProperties(value: unknown): number {
-  if (typeof value !== 'object' || value === null) return 0;
   let count = 0;
-  if (Array.isArray(value)) {
-    for (const item of value) count += countProperties(item);
-    return count;
-  }
-  for (const key in value) {
-    if (Object.hasOwn(value, key)) count += 1 + countProperties((value as Record<string, unknown>)[key]);
+  const pending: unknown[] = [value];
+  while (pending.length > 0) {
+    const v = pending.pop();
+    if (typeof v !== 'object' || v === null) continue;
+    if (Array.isArray(v)) {
+      for (const item of v) pending.push(item);
+      continue;
+    }
+    for (const key in v) {
+      if (!Object.hasOwn(v, key)) continue;
+      count++;
+      pending.push((v as Record<string, unknown>)[key]);
+    }
   }
   return count;
 }
 
-function duplicateKeys(text: string): string[] {
-  const found: string[] = [];
-  const seen = new Set<string>();
-  const open: Set<string>[] = [];
-  visit(text, {
-    onObjectBegin: () => void open.push(new Set()),
-    onObjectEnd: () => void open.pop(),
-    onObjectProperty: (property) => {
-      const keys = open[open.length - 1];
-      if (!keys) return;
-      if (keys.has(property)) {
-        const message = `duplicate field ${JSON.stringify(property)}`;
-        // sigs.k8s.io/json reports each distinct message once.
-        if (!seen.has(message)) found.push(message);
-        seen.add(message);
-      } else keys.add(property);
-    },
-  });
-  return found;
+/** `duplicate field "<key>"` once per repeated key, as sigs.k8s.io/json reports them. */
+function duplicateMessages(repeats: readonly RepeatedKey[]): string[] {
+  return [...new Set(repeats.map((r) => `duplicate field ${JSON.stringify(r.key)}`))];
 }

@@ -11,8 +11,8 @@ export interface ApiServerMetrics {
   middleware: Koa.Middleware;
 }
 
-/** kube-apiserver's verbs, from the method and whether the request names one object. */
-function verbOf(method: string, path: string, watch: boolean): string {
+/** kube-apiserver's verbs, from the method, whether the request names one object, and the patch type (an apply patch is APPLY). */
+function verbOf(method: string, path: string, watch: boolean, contentType: string): string {
   const item = /\/apis\/[^/]+\/[^/]+\/(namespaces\/[^/]+\/)?[^/]+\/[^/]+/.test(path);
   switch (method) {
     case 'GET':
@@ -22,7 +22,7 @@ function verbOf(method: string, path: string, watch: boolean): string {
     case 'PUT':
       return 'PUT';
     case 'PATCH':
-      return 'PATCH';
+      return contentType.split(';')[0]!.trim().toLowerCase() === 'application/apply-patch+yaml' ? 'APPLY' : 'PATCH';
     case 'DELETE':
       return item ? 'DELETE' : 'DELETECOLLECTION';
     default:
@@ -46,7 +46,7 @@ export function createApiServerMetrics(resources: readonly string[], options: { 
   const middleware: Koa.Middleware = async (ctx, next) => {
     const started = performance.now();
     const watch = ctx.method === 'GET' && (ctx.query.watch === 'true' || ctx.query.watch === '1');
-    const verb = verbOf(ctx.method, ctx.path, watch);
+    const verb = verbOf(ctx.method, ctx.path, watch, ctx.get('content-type'));
     const match = /^\/apis\/([^/]+)\/[^/]+\/(?:namespaces\/[^/]+\/)?([^/]+)/.exec(ctx.path);
     const resource = match && known.has(`${match[2]}.${match[1]}`) ? `${match[2]}.${match[1]}` : 'unmatched';
     if (watch) longRunning.inc({ resource });

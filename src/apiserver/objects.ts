@@ -55,11 +55,25 @@ export function prepareForUpdate(object: JsonObject, stored: JsonObject): void {
   const metadata = metadataOf(object);
   const old = metadataOf(stored);
   keepSystemFields(metadata, old);
-  const generation = typeof old.generation === 'number' ? old.generation : 1;
-  metadata.generation = contentChanged(object, stored) ? generation + 1 : generation;
+  settleGeneration(object, stored);
 }
 
-/** A status update: the stored object with the write's status (and managedFields); nothing else of the write counts. */
+/**
+ * Generation as the stored one, plus one when anything but metadata changed. The registry settles
+ * it again after admission: kube-apiserver compares after its mutating admission, so a write
+ * whose change the defaults undo (a Work manifest without Karmada's labels) moves nothing.
+ */
+export function settleGeneration(object: JsonObject, stored: JsonObject): void {
+  const old = metadataOf(stored);
+  const generation = typeof old.generation === 'number' ? old.generation : 1;
+  metadataOf(object).generation = contentChanged(object, stored) ? generation + 1 : generation;
+}
+
+/**
+ * A status update: the stored object with the write's status and managedFields (as the status
+ * strategy keeps them: the field manager has worked them out, and none means none); nothing else
+ * of the write counts.
+ */
 export function prepareForStatusUpdate(object: JsonObject, stored: JsonObject): JsonObject {
   const next = copyJson(stored);
   if (Object.hasOwn(object, 'status')) next.status = object.status;
@@ -67,6 +81,7 @@ export function prepareForStatusUpdate(object: JsonObject, stored: JsonObject): 
   const written = isRecordValue(object.metadata) ? object.metadata : {};
   const metadata = metadataOf(next);
   if (written.managedFields !== undefined) metadata.managedFields = written.managedFields;
+  else delete metadata.managedFields;
   return next;
 }
 

@@ -2,7 +2,7 @@
  * PATCH bodies: JSON patch (RFC 6902, rfc6902) and JSON merge patch (RFC 7386, json-merge-patch),
  * what kubectl sends to custom resources (apply, patch --type json|merge, label, annotate, edit).
  * Strategic merge patch has no meaning for custom resources (415, as kube-apiserver answers it);
- * apply patch is server-side apply (issue 24), which `applyPatchHandler` slots in for.
+ * an apply patch is server-side apply (apply-body.ts reads it, the registry's apply merges it).
  */
 import { applyPatch, type Operation } from 'rfc6902';
 import mergePatch from 'json-merge-patch';
@@ -24,12 +24,6 @@ export function patchTypeOf(contentType: string | undefined): PatchType {
   if (!type) throw unsupportedMediaType();
   return type;
 }
-
-/** The 415 an apply patch gets until server-side apply lands (issue 24). */
-export const applyNotSupported = (): ApiError =>
-  unsupportedMediaType(
-    'application/apply-patch+yaml is not supported yet: server-side apply comes in a later release of fleetgate apiserver; use client-side kubectl apply (without --server-side), or a JSON or merge patch',
-  );
 
 /**
  * A decoded patch, ready to apply to the stored object: throws the ApiError kube-apiserver answers

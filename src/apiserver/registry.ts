@@ -1,7 +1,8 @@
 /**
  * One resource's registry: the generic store of k8s.io/apiserver (`registry/generic/registry`) for a
  * custom resource. It turns requests into storage operations with kube-apiserver's object semantics
- * (objects.ts) and admission (admission.ts), and storage outcomes into kube's errors (status.ts).
+ * (objects.ts), field ownership (apply/: server-side apply, and managedFields for every other
+ * write) and admission (admission.ts), and storage outcomes into kube's errors (status.ts).
  */
 import { NO_CHANGE, StorageError, type Storage, type StoredObject } from './storage/index.js';
 import { admit, type AdmissionContext, type FieldValidation } from './admission.js';
@@ -14,22 +15,46 @@ import {
   prepareForStatusUpdate,
   prepareForUpdate,
   resourceVersionOf,
+  settleGeneration,
   withoutResourceVersion,
 } from './objects.js';
-import { ApiError, alreadyExists, conflict, expired, invalid, notFound, resourceVersionOnCreate, serviceUnavailable, timeout } from './status.js';
+import { ApiError, alreadyExists, badRequest, conflict, expired, invalid, notFound, resourceVersionOnCreate, serviceUnavailable, timeout, type Status } from './status.js';
 import type { ApiResource as Resource } from './resources.js';
 import { objectKey } from './keys.js';
-import { copyJson, type JsonObject } from './json.js';
+import { copyJson, isRecordValue, type JsonObject } from './json.js';
+import { apply, keepTimesOfUnchangedObject, managedFieldsShapeError, trackUpdate, type KindInfo } from './apply/index.js';
+import { topologyOf } from './apply/topology.js';
+import { rulesFor } from '../../rules/index.js';
 
 export interface WriteRequest {
   dryRun: boolean;
   fieldValidation: FieldValidation;
   /** `duplicate field "<key>"` messages from decoding the body. */
   duplicates: readonly string[];
-  /** How a strict-decoding failure is answered (see AdmissionRequest.strictFailure). */
+  /**
+   * How a body that does not decode is answered (see AdmissionRequest.strictFailure): the same
+   * answer kube gives written managedFields of the wrong JSON types.
+   */
   strictFailure: (problems: string) => ApiError;
-  /** The writer, for managedFields (issue 24): `fieldManager`, or the User-Agent's product. */
+  /** The writer, recorded in managedFields: `fieldManager`, or the User-Agent's product. */
   manager: string;
+}
+
+/** A PATCH or PUT, on the main resource or its status. */
+export interface UpdateRequest extends WriteRequest {
+  subResource?: 'status';
+  /** Patches: a write that names no resourceVersion is made against the one it read. */
+  unconditional: boolean;
+}
+
+/** An apply patch (server-side apply). */
+export interface ApplyRequest extends Omit<WriteRequest, 'duplicates'> {
+  /** The applied configuration, as parsed. */
+  applied: unknown;
+  force: boolean;
+  subResource?: 'status';
+  /** go-yaml's strict-decoding error for keys the body repeats (readAppliedBody), if any. */
+  repeatedKeys: string | undefined;
 }
 
 export interface WriteResult {
@@ -56,24 +81,23 @@ export interface DeleteResult {
 /** Computes the object a PATCH or PUT writes from the stored one; may throw an ApiError. */
 export type Mutation = (current: JsonObject) => JsonObject;
 
-/**
- * A hook for managedFields (server-side apply, issue 24): called with every object an Update
- * writes, the stored one (absent on create) and the manager. The default leaves managedFields as
- * the client sent them.
- */
-export type FieldManager = (object: JsonObject, stored: JsonObject | undefined, manager: string, subResource: string | undefined) => void;
-
 export interface RegistryOptions {
   storage: Storage;
   admission: AdmissionContext;
   now?: () => Date;
-  fieldManager?: FieldManager;
 }
 
 /** How often a create retries a name made from generateName that is taken (kube-apiserver: 8). */
 const GENERATE_NAME_ATTEMPTS = 8;
 /** How often a delete re-reads an object its finalizers changed under it. */
 const DELETE_ATTEMPTS = 16;
+/** How often an apply goes back between creating and updating an object created or deleted meanwhile. */
+const APPLY_ATTEMPTS = 16;
+
+/** A create whose name is taken. */
+class NameTaken {
+  constructor(readonly objectName: string) {}
+}
 
 /** Thrown inside a guaranteed update whose write clears the last finalizer of an object being deleted. */
 class EmptiedFinalizers {
@@ -83,7 +107,8 @@ class EmptiedFinalizers {
 export class Registry {
   private readonly storage: Storage;
   private readonly now: () => Date;
-  private readonly fieldManager: FieldManager;
+  /** What server-side apply needs to know of the kind. */
+  private readonly kindInfo: KindInfo;
 
   constructor(
     readonly resource: Resource,
@@ -91,7 +116,8 @@ export class Registry {
   ) {
     this.storage = options.storage;
     this.now = options.now ?? (() => new Date());
-    this.fieldManager = options.fieldManager ?? (() => undefined);
+    const rules = rulesFor(resource.kind);
+    this.kindInfo = { apiVersion: resource.groupVersion, kind: resource.kind, topology: topologyOf(resource.schema), statusSubresource: rules?.statusSubresource ?? true };
   }
 
   get storageBackend(): Storage {
@@ -114,28 +140,116 @@ export class Registry {
     if (/^[1-9]\d*$/.test(resourceVersionOf(body) ?? '')) throw resourceVersionOnCreate();
     const generated = nameOf(body) === undefined || nameOf(body) === '';
     for (let attempt = 1; ; attempt++) {
-      const object = copyJson(body);
-      prepareForCreate(object, namespace, this.now());
-      this.fieldManager(object, undefined, request.manager, undefined);
-      const admitted = await admit(this.resource, { operation: 'CREATE', object, fieldValidation: request.fieldValidation, duplicates: request.duplicates, strictFailure: request.strictFailure }, this.options.admission);
-      const name = nameOf(admitted.object)!;
       try {
-        const created = await this.storage.create(this.key(namespace, name), withoutResourceVersion(admitted.object), { dryRun: request.dryRun });
-        return { object: created, warnings: admitted.warnings };
+        return await this.insert(namespace, copyJson(body), request, true);
       } catch (err) {
-        if (err instanceof StorageError && err.code === 'KeyExists' && generated && attempt < GENERATE_NAME_ATTEMPTS) continue;
-        throw this.storageError(name)(err);
+        if (err instanceof NameTaken && generated && attempt < GENERATE_NAME_ATTEMPTS) continue;
+        throw err instanceof NameTaken ? alreadyExists(this.resource, err.objectName) : err;
       }
     }
   }
 
   /**
-   * PUT (mutation = the body) and PATCH (mutation = the patch applied to the stored object), on the
-   * main resource or its status. `unconditional` is for patches: a write that names no
-   * resourceVersion is made against the one it read.
+   * Prepares, admits and stores a new object. `track`: record the write in managedFields (an
+   * apply has already). A name that is taken is a NameTaken, for the caller to retry or word.
    */
-  async update(namespace: string | undefined, name: string, mutation: Mutation, request: WriteRequest, subResource: 'status' | undefined, unconditional: boolean): Promise<WriteResult> {
+  private async insert(namespace: string | undefined, object: JsonObject, request: Omit<WriteRequest, 'duplicates'> & { duplicates?: readonly string[] }, track: boolean): Promise<WriteResult> {
+    prepareForCreate(object, namespace, this.now());
+    const tracked = track ? this.trackUpdate(object, undefined, request, undefined) : object;
+    const admitted = await admit(
+      this.resource,
+      { operation: 'CREATE', object: tracked, fieldValidation: request.fieldValidation, duplicates: request.duplicates ?? [], strictFailure: request.strictFailure },
+      this.options.admission,
+    );
+    const name = nameOf(admitted.object)!;
+    try {
+      const created = await this.storage.create(this.key(namespace, name), withoutResourceVersion(admitted.object), { dryRun: request.dryRun });
+      return { object: created, warnings: admitted.warnings };
+    } catch (err) {
+      if (err instanceof StorageError && err.code === 'KeyExists') throw new NameTaken(name);
+      throw this.storageError(name)(err);
+    }
+  }
+
+  /**
+   * PUT (mutation = the body) and PATCH (mutation = the patch applied to the stored object), on the
+   * main resource or its status.
+   */
+  async update(namespace: string | undefined, name: string, mutation: Mutation, request: UpdateRequest): Promise<WriteResult> {
+    return this.write(namespace, name, mutation, request, true);
+  }
+
+  /**
+   * An apply patch: merges the applied configuration into the stored object (or creates it: 201),
+   * records the applier's fields, prunes what it stopped applying, and answers kube's 409 for
+   * fields other managers own (unless forced). Admission runs on the merged result; an apply that
+   * changes nothing stores nothing.
+   */
+  async apply(namespace: string | undefined, name: string, request: ApplyRequest): Promise<WriteResult & { created: boolean }> {
     const key = this.key(namespace, name);
+    const merge = (live: JsonObject | undefined): { object: JsonObject; warnings: string[] } => {
+      const result = apply({
+        live,
+        applied: request.applied,
+        manager: request.manager,
+        force: request.force,
+        kind: this.kindInfo,
+        name,
+        ...(namespace !== undefined ? { namespace } : {}),
+        ...(request.subResource ? { subresource: request.subResource } : {}),
+        now: this.now(),
+      });
+      if (!result.ok) throw new ApiError(result.status as unknown as Status);
+      // kube checks the body's repeated keys after the apply, as fieldValidation asks.
+      const warnings: string[] = [];
+      if (request.repeatedKeys !== undefined) {
+        if (request.fieldValidation === 'Strict') throw badRequest(`error strict decoding YAML: ${request.repeatedKeys}`);
+        if (request.fieldValidation === 'Warn') warnings.push(request.repeatedKeys.replace(/\n/g, ' '));
+      }
+      return { object: copyJson(result.object as JsonObject), warnings };
+    };
+    for (let attempt = 1; attempt <= APPLY_ATTEMPTS; attempt++) {
+      const current = await this.storage.get(key).catch(this.storageError(name));
+      if (!current) {
+        // The status subresource never creates (kube's StatusREST passes forceAllowCreate=false).
+        if (request.subResource === 'status') throw notFound(this.resource, name);
+        const merged = merge(undefined);
+        const uid = isRecordValue(merged.object.metadata) ? merged.object.metadata.uid : undefined;
+        if (typeof uid === 'string' && uid !== '') throw conflict(this.resource, name, `uid mismatch: the provided object specified uid ${uid}, and no existing object was found`);
+        try {
+          const created = await this.insert(namespace, merged.object, request, false);
+          return { ...created, warnings: [...merged.warnings, ...created.warnings], created: true };
+        } catch (err) {
+          if (err instanceof NameTaken) continue; // created meanwhile: apply to it
+          throw err;
+        }
+      }
+      let warnings: string[] = [];
+      try {
+        const updated = await this.write(
+          namespace,
+          name,
+          (live) => {
+            const merged = merge(live);
+            warnings = merged.warnings;
+            return merged.object;
+          },
+          { ...request, duplicates: [], unconditional: true },
+          false,
+        );
+        return { ...updated, warnings: [...warnings, ...updated.warnings], created: false };
+      } catch (err) {
+        if (err instanceof ApiError && err.code === 404 && request.subResource !== 'status') continue; // deleted meanwhile: create it
+        throw err;
+      }
+    }
+    throw conflict(this.resource, name);
+  }
+
+  /** An update; `track`: record the write in managedFields (an apply has already). */
+  private async write(namespace: string | undefined, name: string, mutation: Mutation, request: UpdateRequest, track: boolean): Promise<WriteResult> {
+    const key = this.key(namespace, name);
+    const { subResource, unconditional } = request;
     let warnings: string[] = [];
     for (;;) {
       try {
@@ -159,15 +273,18 @@ export class Registry {
               object = written;
               prepareForUpdate(object, stored);
             }
-            this.fieldManager(object, stored, request.manager, subResource);
+            if (track) object = this.trackUpdate(object, stored, request, subResource);
             const admitted = await admit(
               this.resource,
               { operation: 'UPDATE', object, oldObject: stored, subResource, fieldValidation: request.fieldValidation, duplicates: request.duplicates, strictFailure: request.strictFailure },
               this.options.admission,
             );
             warnings = admitted.warnings;
-            if (isBeingDeleted(stored) && finalizersOf(admitted.object).length === 0) throw new EmptiedFinalizers(admitted.object, storedVersion);
-            return withoutResourceVersion(admitted.object);
+            // kube-apiserver compares after its mutating admission: a change the defaults undo moves nothing.
+            if (subResource !== 'status') settleGeneration(admitted.object, stored);
+            const settled = keepTimesOfUnchangedObject(admitted.object, stored) as JsonObject;
+            if (isBeingDeleted(stored) && finalizersOf(settled).length === 0) throw new EmptiedFinalizers(settled, storedVersion);
+            return withoutResourceVersion(settled);
           },
           { dryRun: request.dryRun },
         );
@@ -181,6 +298,18 @@ export class Registry {
         throw this.storageError(name)(err);
       }
     }
+  }
+
+  /**
+   * `object` with the managedFields kube-apiserver keeps for a write other than apply: the writer
+   * (operation Update) owns what it changed. Written managedFields of the wrong JSON types are
+   * refused as kube's decoder refuses them (400 for a create or PUT, 422 for a patch).
+   */
+  private trackUpdate(object: JsonObject, stored: JsonObject | undefined, request: Pick<WriteRequest, 'manager' | 'strictFailure'>, subResource: 'status' | undefined): JsonObject {
+    const written = isRecordValue(object.metadata) ? object.metadata.managedFields : undefined;
+    const shapeError = managedFieldsShapeError(written);
+    if (shapeError !== undefined) throw request.strictFailure(shapeError);
+    return trackUpdate({ live: stored, updated: object, manager: request.manager, kind: this.kindInfo, ...(subResource ? { subresource: subResource } : {}), now: this.now() }) as JsonObject;
   }
 
   /** The delete an update that cleared the last finalizer turns into; undefined when the object changed meanwhile. */

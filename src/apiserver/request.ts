@@ -6,6 +6,7 @@
 import type { Cause } from '../index.js';
 import { fieldValidationOf, type FieldValidation } from './admission.js';
 import { invalid, type ApiError } from './status.js';
+import { fieldManagerCauses, managerOrUserAgent, patchOptionsCauses } from './apply/index.js';
 import { isRecordValue, type JsonObject } from './json.js';
 
 export type Query = Record<string, string | string[] | undefined>;
@@ -32,46 +33,39 @@ function dryRunCauses(values: readonly unknown[]): Cause[] {
   return values.filter((v) => v !== 'All').map((v) => notSupported('dryRun', String(v), ['All']));
 }
 
-/** Field manager names: at most 128 printable characters (ValidateFieldManager). */
-function fieldManagerCauses(manager: string | undefined): Cause[] {
-  if (manager === undefined) return [];
-  if (manager.length > 128) return [{ type: 'FieldValueTooLong', field: 'fieldManager', message: 'Too long: may not be more than 128 bytes' }];
-  // eslint-disable-next-line no-control-regex
-  if (/[^\x20-\x7e\u00a0-\uffff]/.test(manager)) return [{ type: 'FieldValueInvalid', field: 'fieldManager', message: `Invalid value: ${JSON.stringify(manager)}: must only contain printable characters` }];
-  return [];
-}
-
 export interface WriteOptions {
   dryRun: boolean;
   fieldValidation: FieldValidation;
-  /** `fieldManager`, or the User-Agent's product before its `/` (managerOrUserAgent). */
+  /** The manager the write is recorded under in managedFields: `fieldManager`, or the User-Agent's product (managerOrUserAgent). */
   manager: string;
+  /** Apply patches only: take over the fields other managers own. */
   force: boolean;
 }
 
-/** The options of a create, update or patch; `kind` names them in errors. */
-export function writeOptions(kind: 'CreateOptions' | 'UpdateOptions' | 'PatchOptions', query: Query, userAgent: string | undefined, applyPatch = false): WriteOptions {
+/**
+ * The options of a create, update or patch, checked in kube's order (the PatchOptions' force and
+ * fieldManager rules, then fieldManager, dryRun, fieldValidation); `kind` names them in errors.
+ * `patchMediaType` is a patch's Content-Type (an apply patch requires fieldManager and takes force).
+ */
+export function writeOptions(kind: 'CreateOptions' | 'UpdateOptions' | 'PatchOptions', query: Query, userAgent: string | undefined, patchMediaType?: string): WriteOptions {
   const dryRun = params(query, 'dryRun');
   const manager = param(query, 'fieldManager');
   const validation = param(query, 'fieldValidation');
   const fieldValidation = fieldValidationOf(validation);
   const force = param(query, 'force');
-  const causes = [...dryRunCauses(dryRun), ...fieldManagerCauses(manager)];
+  const causes =
+    kind === 'PatchOptions'
+      ? patchOptionsCauses({ patchType: patchMediaType ?? '', ...(manager !== undefined ? { fieldManager: manager } : {}), forceGiven: force !== undefined })
+      : fieldManagerCauses(manager ?? '');
+  causes.push(...dryRunCauses(dryRun));
   if (!fieldValidation) causes.push(notSupported('fieldValidation', validation!, ['', 'Ignore', 'Strict', 'Warn']));
-  if (kind === 'PatchOptions' && force !== undefined && !applyPatch) causes.push({ type: 'FieldValueForbidden', field: 'force', message: 'Forbidden: may not be specified for non-apply patch' });
   if (causes.length) throw optionsError(kind, causes);
   return {
     dryRun: dryRun.length > 0,
     fieldValidation: fieldValidation!,
-    manager: manager ?? managerFromUserAgent(userAgent),
+    manager: managerOrUserAgent(manager, userAgent),
     force: force === 'true',
   };
-}
-
-/** `kubectl/v1.32.4 (linux/amd64) …` → `kubectl`. */
-function managerFromUserAgent(userAgent: string | undefined): string {
-  const product = (userAgent ?? '').split('/')[0]!.trim();
-  return product.length > 128 ? product.slice(0, 128) : product;
 }
 
 export interface DeleteOptions {

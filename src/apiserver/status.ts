@@ -87,8 +87,8 @@ export function invalid(qualifiedKind: { group: string; kind: string }, name: st
 
 export const badRequest = (message: string): ApiError => failure(400, 'BadRequest', message);
 
-/** The patch formats the server takes, named in every 415. Server-side apply (issue 24) adds application/apply-patch+yaml. */
-export const PATCH_TYPES = ['application/json-patch+json', 'application/merge-patch+json'] as const;
+/** The patch formats the server takes, named in every 415, as kube-apiserver names them for custom resources. */
+export const PATCH_TYPES = ['application/json-patch+json', 'application/merge-patch+json', 'application/apply-patch+yaml'] as const;
 
 export const unsupportedMediaType = (message = `the body of the request was in an unknown format - accepted media types include: ${PATCH_TYPES.join(', ')}`): ApiError =>
   failure(415, 'UnsupportedMediaType', message);

@@ -23,4 +23,12 @@ describe('decodeJson', () => {
   it('a body that is not JSON is a 400 naming what could not be decoded', () => {
     expect(() => decodeJson('{"a":', 'Cluster in version "v1alpha1" cannot be handled as a Cluster', true)).toThrow(/^Cluster in version "v1alpha1" cannot be handled as a Cluster: /);
   });
+
+  it('a body nested deeper than kube’s 10,000 levels is a 400, not a stack overflow further on', () => {
+    const nested = (depth: number) => `{"spec":${'['.repeat(depth - 1)}${']'.repeat(depth - 1)}}`;
+    expect(decodeJson(nested(10_000), 'x', true).duplicates).toEqual([]);
+    expect(() => decodeJson(nested(10_001), 'x', true)).toThrow('x: exceeded max depth of 10000');
+    // Brackets inside strings do not count.
+    expect(decodeJson(`{"a":"${'['.repeat(20_000)}"}`, 'x', true).value).toEqual({ a: '['.repeat(20_000) });
+  });
 });

@@ -120,4 +120,29 @@ describe.each(examples.map((object) => ({ kind: object.kind as string, object })
     const extra = await api.delete(`${collection}?ignoreStoreReadErrorWithClusterBreakingPotential=true`);
     expect(extra.status).toBe(422);
   });
+
+  it('apply (PATCH apply-patch+yaml): creates (201), re-applies unchanged, dry-runs a change, applies status', async () => {
+    const name = `${object.metadata.name}-applied`;
+    const path = `${collection}/${name}`;
+    const body = structuredClone(object);
+    body.metadata.name = name;
+    const status = body.status;
+    delete body.status;
+    const apply = (p: string, b: unknown, query = '') => api.patch(`${p}?fieldManager=gitops&fieldValidation=Strict${query}`, JSON.stringify(b), 'application/apply-patch+yaml');
+    const created = await apply(path, body);
+    expect(created.status, created.text).toBe(201);
+    expect(created.body.metadata.managedFields.map((e: any) => `${e.manager} ${e.operation}`)).toEqual(['gitops Apply']);
+    const again = await apply(path, body);
+    expect(again.status, again.text).toBe(200);
+    expect(again.body.metadata.resourceVersion).toBe(created.body.metadata.resourceVersion);
+    const labelled = { ...body, metadata: { ...body.metadata, labels: { ...(body.metadata.labels ?? {}), applied: 'dry' } } };
+    const dry = await apply(path, labelled, '&dryRun=All');
+    expect(dry.status, dry.text).toBe(200);
+    expect(dry.body.metadata.labels.applied).toBe('dry');
+    expect((await api.get(path)).body).toEqual(created.body);
+    const reported = await apply(`${path}/status`, { apiVersion: object.apiVersion, kind: object.kind, metadata: { name }, status: status ?? {} });
+    expect(reported.status, reported.text).toBe(200);
+    expect(reported.body.metadata.managedFields.filter((e: any) => e.subresource === 'status').map((e: any) => `${e.manager} ${e.operation}`)).toEqual(['gitops Apply']);
+    if (status !== undefined) expect(reported.body.status).toEqual(status);
+  });
 });

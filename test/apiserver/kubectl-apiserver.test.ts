@@ -127,7 +127,7 @@ suite(title('kubectl against fleetgate apiserver'), () => {
     const res = await k.kubectl(['patch', 'cluster', 'member1', '-p', '{"spec":{"region":"x"}}']);
     expect(res.code).toBe(1);
     expect(res.stderr).toContain(
-      'application/strategic-merge-patch+json is not supported by cluster.karmada.io/v1alpha1, Kind=Cluster: the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json',
+      'application/strategic-merge-patch+json is not supported by cluster.karmada.io/v1alpha1, Kind=Cluster: the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml',
     );
   });
 

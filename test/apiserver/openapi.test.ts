@@ -162,6 +162,51 @@ describe('a group-version document', () => {
   });
 });
 
+/** Every merge marker server-side apply reads (topology.ts), by dotted path; `$ref`s resolved, union branches transparent. */
+function mergeMarkers(schema: any, schemas: Record<string, any> = {}): string[] {
+  const found: string[] = [];
+  const walk = (s: any, path: string): void => {
+    if (!s || typeof s !== 'object') return;
+    if (typeof s.$ref === 'string') return walk(schemas[s.$ref.replace('#/components/schemas/', '')], path);
+    const markers = ['x-kubernetes-list-type', 'x-kubernetes-list-map-keys', 'x-kubernetes-map-type'].filter((k) => s[k] !== undefined);
+    if (markers.length) found.push(`${path} ${markers.map((k) => `${k}=${JSON.stringify(s[k])}`).join(' ')}`);
+    for (const [name, child] of Object.entries<any>(s.properties ?? {})) walk(child, `${path}.${name}`);
+    if (s.items) walk(s.items, `${path}[]`);
+    if (typeof s.additionalProperties === 'object') walk(s.additionalProperties, `${path}{}`);
+    for (const key of ['allOf', 'anyOf', 'oneOf']) for (const branch of s[key] ?? []) walk(branch, path);
+  };
+  walk(schema, '');
+  return [...new Set(found)].sort();
+}
+
+describe('the merge markers server-side apply reads', () => {
+  it('are published for every kind exactly as its schema declares them, so clients merge as the server does', () => {
+    for (const r of apiResources()) {
+      const doc = documentOf(r.groupVersion);
+      const served = mergeMarkers(doc.components.schemas[schemaName(r.group, r.version, r.kind)], doc.components.schemas);
+      const declared = mergeMarkers(r.schema);
+      expect(declared.length, r.kind).toBeGreaterThan(2);
+      expect(served, r.kind).toEqual(declared);
+    }
+  });
+
+  it('name the keyed lists of the docs’ table: taints by key and effect, conditions by type, rules and webhooks by name', () => {
+    const markersOf = (gv: string, kind: string) => {
+      const doc = documentOf(gv);
+      const group = gv.split('/')[0]!;
+      return mergeMarkers(doc.components.schemas[schemaName(group, gv.split('/')[1]!, kind)], doc.components.schemas);
+    };
+    const cluster = markersOf('cluster.karmada.io/v1alpha1', 'Cluster');
+    expect(cluster).toContain('.spec.taints x-kubernetes-list-type="map" x-kubernetes-list-map-keys=["key","effect"]');
+    expect(cluster).toContain('.status.conditions x-kubernetes-list-type="map" x-kubernetes-list-map-keys=["type"]');
+    expect(cluster).toContain('.metadata.finalizers x-kubernetes-list-type="set"');
+    expect(cluster).toContain('.metadata.ownerReferences x-kubernetes-list-type="map" x-kubernetes-list-map-keys=["uid"]');
+    expect(markersOf('autoscaling.karmada.io/v1alpha1', 'CronFederatedHPA')).toContain('.spec.rules x-kubernetes-list-type="map" x-kubernetes-list-map-keys=["name"]');
+    expect(markersOf('config.karmada.io/v1alpha1', 'ResourceInterpreterWebhookConfiguration')).toContain('.webhooks x-kubernetes-list-type="map" x-kubernetes-list-map-keys=["name"]');
+    expect(markersOf('policy.karmada.io/v1alpha1', 'ClusterTaintPolicy')).toContain('.spec.targetClusters.labelSelector x-kubernetes-map-type="atomic"');
+  });
+});
+
 describe('schema conversion to OpenAPI 3.0', () => {
   it('converts every kind with nothing dropped', () => {
     for (const r of apiResources()) expect(toOpenApiSchema(r.schema).dropped, r.kind).toEqual([]);
@@ -204,7 +249,7 @@ describe('schema conversion to OpenAPI 3.0', () => {
     expect(toOpenApiSchema({ type: 'object', if: { type: 'object' }, then: {} }).dropped).toEqual(['<root>: if', '<root>: then']);
   });
 
-  it('carries every x-kubernetes-* keyword, as server-side apply markers will be added', () => {
+  it('carries every x-kubernetes-* keyword (the server-side apply markers among them)', () => {
     const source = {
       type: 'object',
       properties: {

@@ -40,8 +40,9 @@ import { badRequest, checkAppliedConfiguration, checkIdentity, gvkText, internal
 import { ApplyConflicts } from './updater.js';
 import { topologyOf, type Topology } from './topology.js';
 
-export { checkPatchOptions, managerOrUserAgent, APPLY_PATCH } from './requests.js';
+export { checkPatchOptions, fieldManagerCauses, managerOrUserAgent, patchOptionsCauses, APPLY_PATCH } from './requests.js';
 export { managedFieldsShapeError } from './managed-fields.js';
+export { keepTimesOfUnchangedObject } from './timestamps.js';
 export type { KubeStatus } from './conflict.js';
 export type { ManagedFieldsEntry } from './managed-fields.js';
 

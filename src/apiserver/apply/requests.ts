@@ -43,6 +43,15 @@ export interface PatchOptions {
 
 /** The 422 for PatchOptions kube answers before reading the body, or undefined when they are fine. */
 export function checkPatchOptions(options: PatchOptions): KubeStatus | undefined {
+  const causes = patchOptionsCauses(options);
+  return causes.length === 0 ? undefined : invalidStatus('meta.k8s.io', 'PatchOptions', '', causes);
+}
+
+/**
+ * What ValidatePatchOptions refuses in `force` and `fieldManager`, in its order (the API server
+ * adds the dryRun and fieldValidation causes after these).
+ */
+export function patchOptionsCauses(options: PatchOptions): Cause[] {
   const causes: Cause[] = [];
   const manager = options.fieldManager ?? '';
   if (options.patchType === APPLY_PATCH) {
@@ -51,7 +60,7 @@ export function checkPatchOptions(options: PatchOptions): KubeStatus | undefined
     causes.push(forbidden('force', 'may not be specified for non-apply patch'));
   }
   causes.push(...fieldManagerCauses(manager));
-  return causes.length === 0 ? undefined : invalidStatus('meta.k8s.io', 'PatchOptions', '', causes);
+  return causes;
 }
 
 /** A 422 Invalid, as apimachinery's NewInvalid builds it. */
