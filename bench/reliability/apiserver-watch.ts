@@ -25,7 +25,7 @@ import { apiserverFolder } from './apiserver-process.js';
 import { CLUSTERS, KeyModel, seeded, type Write } from './cluster-writes.js';
 import { Goals } from './goals.js';
 import { openLoop, summarizeLatencies } from './open-loop.js';
-import { ProcessSampler } from './process-stats.js';
+import { ProcessSampler, cpuSeconds } from './process-stats.js';
 import { WatchStream, type SeenEvent } from './watch-stream.js';
 import { join } from 'node:path';
 import { rmSync } from 'node:fs';
@@ -126,6 +126,8 @@ async function main(): Promise<number> {
     }
     return undefined;
   };
+  // CPU time over the load: a server short of its core (a busy machine) shows as a share well under 100 %.
+  const cpuBefore = { server: cpuSeconds(server.pid), harness: process.cpuUsage(), at: performance.now() };
   const load = await openLoop({
     rate: o.rate,
     seconds: o.seconds,
@@ -145,6 +147,10 @@ async function main(): Promise<number> {
     },
   });
   const loadEnded = performance.now();
+  const loadSeconds = (loadEnded - cpuBefore.at) / 1000;
+  const serverCpu = (cpuSeconds(server.pid) - cpuBefore.server) / loadSeconds;
+  const harnessUsage = process.cpuUsage(cpuBefore.harness);
+  const harnessCpu = (harnessUsage.user + harnessUsage.system) / 1e6 / loadSeconds;
 
   // The acknowledged writes as each watcher should see them.
   const acked = writes.filter((write) => write.outcome === 'acked');
@@ -207,6 +213,7 @@ async function main(): Promise<number> {
     `slow watcher: ${slowSessions.length} sessions, ${slowEvents} events read; cut off by the server ${cuts.length} times (${slowSessions.filter((s) => s.relisted).length} relists after a 410); ` +
       `unsent events the server held for it when it cut it off: ${held.length ? `min ${held[0]!.toFixed(2)}, median ${held[Math.floor(held.length / 2)]!.toFixed(2)}, max ${held.at(-1)!.toFixed(2)} MiB` : 'none'}`,
   );
+  console.log(`CPU over the load: the server ${(serverCpu * 100).toFixed(0)} % of a core, this harness ${(harnessCpu * 100).toFixed(0)} %`);
   console.log(`server RSS: ${first.toFixed(1)} MiB over the load's first 5 s, peak ${peak.toFixed(1)} MiB, ${last.toFixed(1)} MiB over the last 5 s; heap used at the end ${samples.at(-1)?.heapUsedMiB?.toFixed(1) ?? '?'} MiB; exit ${exit.code} after SIGTERM in ${exit.ms.toFixed(0)} ms`);
 
   const goals = new Goals()
