@@ -1,8 +1,8 @@
 /**
  * Harness 4b, watch under load: `npm run reliability:apiserver-watch [-- --watchers 100 --rate 100 --seconds 60]`.
  *
- * `fleetgate apiserver` on its durable store (pinned to core 0 when taskset is there; the npm script
- * pins this harness, its watchers and writer to core 1, so the two do not share a core), `--watchers`
+ * `fleetgate apiserver` on its durable store (unpinned: on a machine shared with other pinned
+ * processes a pinned server starves; `--server-cpu N` pins it to core N with taskset), `--watchers`
  * watch streams of Clusters from one resourceVersion, each on a connection of its own, one of them
  * slow: it reads one chunk of its socket, then waits `--slow-pause-ms` before the next, and when
  * the server cuts it off it resumes from the last resourceVersion it read (relisting on a 410), as
@@ -41,7 +41,7 @@ const { numbers: o } = numberFlags({
   'stall-ms': 10_000,
   'backlog-mib': 4.5,
   'rss-growth-mib': 100,
-  'server-cpu': 0,
+  'server-cpu': -1,
   seed: Number.NaN,
 });
 const seed = Number.isNaN(o.seed) ? freshSeed() : o.seed;
