@@ -13,8 +13,8 @@
  */
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { validate } from '../src/validate.js';
-import { applyDefaults } from '../src/defaults.js';
+import { validate } from '../src/decode/object.js';
+import { applyDefaults } from '../src/decode/object.js';
 import { corpus } from './corpus.js';
 import { cpuMicrosOver, quantile, warmUp } from './stats.js';
 
@@ -26,8 +26,8 @@ type Measured = (object: unknown) => unknown;
 
 /** The functions one can compare, and where a build has them. */
 const FUNCTIONS: Record<string, { module: string; current: Measured }> = {
-  validate: { module: 'src/validate.js', current: validate },
-  applyDefaults: { module: 'src/defaults.js', current: applyDefaults },
+  validate: { module: 'src/index.js', current: validate },
+  applyDefaults: { module: 'src/index.js', current: applyDefaults },
 };
 const functionName = process.env.BENCH_AB_FUNCTION ?? 'validate';
 const measured = FUNCTIONS[functionName];

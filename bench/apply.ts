@@ -24,7 +24,7 @@ import { apply, kindInfo, trackUpdate } from '../src/apiserver/apply/index.js';
 import { createApiServerApp } from '../src/apiserver/app.js';
 import { createMemoryStorage } from '../src/apiserver/storage/index.js';
 import { rulesFor } from '../rules/index.js';
-import { isRecord } from '../src/is.js';
+import { isRecord } from '../src/util/is.js';
 import { cpuMicros, median, warmUp } from './stats.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 31);

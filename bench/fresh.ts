@@ -6,7 +6,7 @@
  *
  *   npm run bench:fresh
  */
-import { validate } from '../src/validate.js';
+import { validate } from '../src/decode/object.js';
 import { corpus } from './corpus.js';
 import { cpuMicrosOver, warmUp } from './stats.js';
 

@@ -13,8 +13,9 @@
  */
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { validate } from '../src/validate.js';
-import { checkSchema, kindValidator } from '../src/schema.js';
+import { validate } from '../src/decode/object.js';
+import { checkSchema } from '../src/schema/pass.js';
+import { kindValidator } from '../src/schema/validators.js';
 import { rulesFor } from '../rules/index.js';
 import { corpus } from './corpus.js';
 import { cpuMicrosOver, median, warmUp } from './stats.js';

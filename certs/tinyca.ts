@@ -8,7 +8,7 @@ import { X509Certificate, createPrivateKey } from 'node:crypto';
 import { isIP } from 'node:net';
 import { join } from 'node:path';
 import type Forge from 'node-forge';
-import { lazyRequire } from '../src/lazy.js';
+import { lazyRequire } from '../src/util/lazy.js';
 
 // Only generating certificates needs node-forge; a server whose certificates exist never loads it.
 const forge = lazyRequire<typeof Forge>('node-forge');

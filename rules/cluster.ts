@@ -5,14 +5,23 @@ import {
   type Static,
 } from './_shared/schema.js';
 import { add, addWarning, addUnlessStored, checkConditions, checkTaintsUnique, checkUnique, child, index, isInt32, isRecord, isString, list, record, warnRepeats } from './_shared/checks.js';
-import { duplicate, forbidden, invalid } from '../src/field.js';
+import { duplicate, forbidden, invalid } from '../src/engine/field.js';
 import { CLUSTER_NAME_MAX, clusterName } from '../src/checks/names.js';
 import { compareQuantity, parseQuantity, type Quantity as Q } from '../src/checks/quantity.js';
 import { memoizeVerdict } from '../src/checks/memo.js';
-import { maskTrailingDash } from '../src/metadata.js';
+import { maskTrailingDash } from '../src/engine/metadata.js';
 import { parseGoURL } from '../src/checks/go-url.js';
 import { hostPortError } from '../src/checks/endpoint.js';
-import type { DefaultContext, KindRules, RuleContext } from '../src/rule.js';
+import type { DefaultContext, KindRules, RuleContext } from '../src/engine/rule.js';
+import { FieldPath } from '../src/engine/path.js';
+
+/** The paths the rules below report at, made once. */
+const METADATA_GENERATE_NAME = FieldPath.of('metadata', 'generateName');
+const SPEC_ID = FieldPath.of('spec', 'id');
+const STATUS_API_ENABLEMENTS = FieldPath.of('status', 'apiEnablements');
+const STATUS_CONDITIONS = FieldPath.of('status', 'conditions');
+
+const SPEC = FieldPath.of('spec');
 
 export const RESOURCE_MODEL_RESOURCES = ['cpu', 'memory', 'storage', 'ephemeral-storage'] as const;
 const MODELLED_RESOURCES: ReadonlySet<string> = new Set(RESOURCE_MODEL_RESOURCES);
@@ -107,14 +116,14 @@ function checkGenerateName(cluster: Cluster, ctx: RuleContext): void {
   const { name, generateName } = record(cluster.metadata);
   if ((isString(name) && name !== '') || !isString(generateName)) return;
   if (generateName.length > MAX_GENERATE_NAME && maskTrailingDash(generateName).length <= CLUSTER_NAME_MAX) {
-    add(ctx, invalid('metadata.generateName', generateName, `must be no more than ${MAX_GENERATE_NAME} characters: the API server appends ${GENERATED_SUFFIX_LENGTH} random characters, and a cluster name may have ${CLUSTER_NAME_MAX}`));
+    add(ctx, invalid(METADATA_GENERATE_NAME, generateName, `must be no more than ${MAX_GENERATE_NAME} characters: the API server appends ${GENERATED_SUFFIX_LENGTH} random characters, and a cluster name may have ${CLUSTER_NAME_MAX}`));
   }
 }
 
 function validate(cluster: Cluster, ctx: RuleContext): void {
   checkGenerateName(cluster, ctx);
   const spec = record(cluster.spec);
-  const path = 'spec';
+  const path = SPEC;
   // `karmadactl join` copies the kubeconfig's server; a Cluster stored with one Karmada took must
   // stay writable by its controllers (taints, finalizers), so a kept endpoint only warns.
   if (isString(spec.apiEndpoint) && spec.apiEndpoint !== '') {
@@ -156,7 +165,7 @@ function lowestGrade(grades: readonly (number | undefined)[]): number | undefine
 }
 
 /** Where a range's field is: the model's index, the range's, the field. Built only for a cause. */
-type RangePath = (i: number, j: number, field: string) => string;
+type RangePath = (i: number, j: number, field: string) => FieldPath;
 
 /** A range of a grade after the first: min at least 0 and max above it, as the range is half-open. */
 function checkRangeBounds(ctx: RuleContext, range: ParsedRange, i: number, at: RangePath): void {
@@ -182,7 +191,7 @@ function checkFirstGradeRangeBounds(ctx: RuleContext, range: ParsedRange, grade:
  * every grade models the same resources; the grades, ordered, form one continuous interval per
  * resource (a grade's max is the next grade's min). Quantities compare by value, so `1` meets `1000m`.
  */
-function checkResourceModels(ctx: RuleContext, models: unknown, path: string): void {
+function checkResourceModels(ctx: RuleContext, models: unknown, path: FieldPath): void {
   const items = list(models);
   checkUnique(ctx, items, (m) => record(m).grade, (m, i) => duplicate(child(index(path, i), 'grade'), record(m).grade));
   // A grade the schema refused (fractional, outside int32) cannot place its model among the others:
@@ -271,9 +280,9 @@ function checkResourceModels(ctx: RuleContext, models: unknown, path: string): v
 
 function validateStatus(cluster: Cluster, ctx: RuleContext): void {
   const status = record(cluster.status);
-  checkConditions(ctx, status.conditions, 'status.conditions');
+  checkConditions(ctx, status.conditions, STATUS_CONDITIONS);
   checkUnique(ctx, list(status.apiEnablements), (a) => record(a).groupVersion, (a, i) =>
-    duplicate(child(index('status.apiEnablements', i), 'groupVersion'), record(a).groupVersion),
+    duplicate(child(index(STATUS_API_ENABLEMENTS, i), 'groupVersion'), record(a).groupVersion),
   );
 }
 
@@ -281,7 +290,7 @@ function validateUpdate(cluster: Cluster, old: Cluster, ctx: RuleContext): void 
   const id = record(cluster.spec).id;
   const oldId = record(old.spec).id;
   if (isString(oldId) && oldId !== '' && id !== oldId) {
-    addWarning(ctx, 'spec.id', 'spec.id changed: the cluster ID identifies the cluster and composes multi-cluster service DNS names; change it only deliberately');
+    addWarning(ctx, SPEC_ID, 'spec.id changed: the cluster ID identifies the cluster and composes multi-cluster service DNS names; change it only deliberately');
   }
 }
 

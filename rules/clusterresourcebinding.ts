@@ -8,9 +8,18 @@ import {
   type Static,
 } from './_shared/schema.js';
 import { add, checkClusterAffinity, checkConditions, checkUnique, child, index, isString, list, record } from './_shared/checks.js';
-import { duplicate, invalid } from '../src/field.js';
-import type { DefaultContext, KindRules, RuleContext } from '../src/rule.js';
+import { duplicate, invalid } from '../src/engine/field.js';
+import type { DefaultContext, KindRules, RuleContext } from '../src/engine/rule.js';
 import { defaultPermanentId } from './_shared/permanent-id.js';
+import { FieldPath } from '../src/engine/path.js';
+
+/** The paths the rules below report at, made once. */
+const SPEC_CLUSTERS = FieldPath.of('spec', 'clusters');
+const SPEC_GRACEFUL_EVICTION_TASKS = FieldPath.of('spec', 'gracefulEvictionTasks');
+const SPEC_PLACEMENT = FieldPath.of('spec', 'placement');
+const SPEC_REQUIRED_BY = FieldPath.of('spec', 'requiredBy');
+const STATUS_AGGREGATED_STATUS = FieldPath.of('status', 'aggregatedStatus');
+const STATUS_CONDITIONS = FieldPath.of('status', 'conditions');
 
 
 const ObjectReference = Obj({
@@ -172,14 +181,14 @@ const EVICTION_REASON = /^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$/;
 const EVICTION_REASON_MESSAGE =
   "should match '^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$': a letter, then letters, digits, '_', ',' or ':', ending in a letter, digit or '_' (e.g. 'ApplicationFailure')";
 
-function checkClusterNamesUnique(ctx: RuleContext, clusters: unknown, path: string): void {
+function checkClusterNamesUnique(ctx: RuleContext, clusters: unknown, path: FieldPath): void {
   checkUnique(ctx, list(clusters), (c) => record(c).name, (c, i) =>
     duplicate(child(index(path, i), 'name'), record(c).name, 'a cluster may appear once'),
   );
 }
 
 /** Every cluster affinity of a placement gets the same checks as ClusterTaintPolicy's and ResourceRegistry's. */
-function checkPlacementAffinities(ctx: RuleContext, placement: unknown, path: string): void {
+function checkPlacementAffinities(ctx: RuleContext, placement: unknown, path: FieldPath): void {
   const p = record(placement);
   if (p.clusterAffinity !== undefined) checkClusterAffinity(ctx, p.clusterAffinity, child(path, 'clusterAffinity'));
   list(p.clusterAffinities).forEach((affinity, i) => {
@@ -195,24 +204,24 @@ function checkPlacementAffinities(ctx: RuleContext, placement: unknown, path: st
 
 function validate(binding: ClusterResourceBinding, ctx: RuleContext): void {
   const spec = record(binding.spec);
-  checkPlacementAffinities(ctx, spec.placement, 'spec.placement');
-  checkClusterNamesUnique(ctx, spec.clusters, 'spec.clusters');
+  checkPlacementAffinities(ctx, spec.placement, SPEC_PLACEMENT);
+  checkClusterNamesUnique(ctx, spec.clusters, SPEC_CLUSTERS);
   list(spec.requiredBy).forEach((snapshot, i) => {
-    checkClusterNamesUnique(ctx, record(snapshot).clusters, child(index('spec.requiredBy', i), 'clusters'));
+    checkClusterNamesUnique(ctx, record(snapshot).clusters, child(index(SPEC_REQUIRED_BY, i), 'clusters'));
   });
   list(spec.gracefulEvictionTasks).forEach((task, i) => {
     const reason = record(task).reason;
     if (isString(reason) && reason !== '' && !EVICTION_REASON.test(reason)) {
-      add(ctx, invalid(child(index('spec.gracefulEvictionTasks', i), 'reason'), reason, EVICTION_REASON_MESSAGE));
+      add(ctx, invalid(child(index(SPEC_GRACEFUL_EVICTION_TASKS, i), 'reason'), reason, EVICTION_REASON_MESSAGE));
     }
   });
 }
 
 function validateStatus(binding: ClusterResourceBinding, ctx: RuleContext): void {
   const status = record(binding.status);
-  checkConditions(ctx, status.conditions, 'status.conditions');
+  checkConditions(ctx, status.conditions, STATUS_CONDITIONS);
   checkUnique(ctx, list(status.aggregatedStatus), (s) => record(s).clusterName, (s, i) =>
-    duplicate(child(index('status.aggregatedStatus', i), 'clusterName'), record(s).clusterName, 'each cluster has one aggregated status'),
+    duplicate(child(index(STATUS_AGGREGATED_STATUS, i), 'clusterName'), record(s).clusterName, 'each cluster has one aggregated status'),
   );
 }
 

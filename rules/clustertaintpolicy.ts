@@ -1,8 +1,13 @@
 /** ClusterTaintPolicy (policy.<domain>/v1alpha1, cluster-scoped): adds and removes Cluster taints by cluster conditions. */
 import { Arr, CONDITION_STATUSES, ClusterAffinity, Enum, Obj, Opt, RawObject, ReqStr, Str, TaintEffect, envelope, type Static } from './_shared/schema.js';
-import { add, checkClusterAffinity, checkTaintsUnique, child, index, list, record } from './_shared/checks.js';
-import { forbidden } from '../src/field.js';
-import type { KindRules, RuleContext } from '../src/rule.js';
+import { add, checkClusterAffinity, checkTaintsUnique, index, list, record } from './_shared/checks.js';
+import { forbidden } from '../src/engine/field.js';
+import type { KindRules, RuleContext } from '../src/engine/rule.js';
+import { FieldPath } from '../src/engine/path.js';
+
+/** The paths the rules below report at, made once. */
+const SPEC_TAINTS = FieldPath.of('spec', 'taints');
+const SPEC_TARGET_CLUSTERS = FieldPath.of('spec', 'targetClusters');
 
 /** The spec shows only key, effect and value for a policy's taints (no timeAdded: the controller stamps it on the Cluster). */
 const PolicyTaint = Obj({
@@ -42,11 +47,11 @@ function validate(policy: ClusterTaintPolicy, ctx: RuleContext): void {
   // Allowed unless the operator turned it off explicitly, as Karmada's --allow-no-execute-taint-policy=false does.
   if (ctx.options.allowNoExecuteTaintPolicy === false) {
     taints.forEach((taint, i) => {
-      if (record(taint).effect === 'NoExecute') add(ctx, forbidden(index('spec.taints', i), NO_EXECUTE_FORBIDDEN));
+      if (record(taint).effect === 'NoExecute') add(ctx, forbidden(index(SPEC_TAINTS, i), NO_EXECUTE_FORBIDDEN));
     });
   }
-  checkTaintsUnique(ctx, taints, 'spec.taints');
-  checkClusterAffinity(ctx, spec.targetClusters, child('spec', 'targetClusters'));
+  checkTaintsUnique(ctx, taints, SPEC_TAINTS);
+  checkClusterAffinity(ctx, spec.targetClusters, SPEC_TARGET_CLUSTERS);
 }
 
 export const rules: KindRules<ClusterTaintPolicy> = {

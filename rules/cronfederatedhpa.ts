@@ -1,10 +1,16 @@
 /** CronFederatedHPA (autoscaling.<domain>/v1alpha1, namespaced): cron rules that scale a target or a FederatedHPA's bounds. */
-import { Arr, Bool, Int32, INT32_MAX, INT32_MIN, Obj, Opt, ReqStr, Str, Time, envelope, listMap, type Static } from './_shared/schema.js';
-import { add, addWarning, checkUnique, child, fingerprint, fingerprints, index, type Fingerprints, isInt, isRecord, isString, judgedSpec, list, record } from './_shared/checks.js';
-import { duplicate, forbidden, invalid, required } from '../src/field.js';
+import { Arr, Bool, Int32, Obj, Opt, ReqStr, Str, Time, envelope, listMap, type Static } from './_shared/schema.js';
+import { add, addWarning, checkUnique, child, fingerprint, fingerprints, index, type Fingerprints, isInt32, isRecord, isString, judgedSpec, list, record } from './_shared/checks.js';
+import { duplicate, forbidden, invalid, required } from '../src/engine/field.js';
 import { pathSegmentName } from '../src/checks/names.js';
 import { runsEverySecond } from '../src/checks/cron.js';
-import type { DefaultContext, KindRules, RuleContext } from '../src/rule.js';
+import type { DefaultContext, KindRules, RuleContext } from '../src/engine/rule.js';
+import { FieldPath } from '../src/engine/path.js';
+
+/** The paths the rules below report at, made once. */
+const SPEC_RULES = FieldPath.of('spec', 'rules');
+const SPEC_SCALE_TARGET_REF_KIND = FieldPath.of('spec', 'scaleTargetRef', 'kind');
+const STATUS_EXECUTION_HISTORIES = FieldPath.of('status', 'executionHistories');
 
 export const DEFAULT_HISTORY_LIMIT = 3;
 const FEDERATED_HPA = 'FederatedHPA';
@@ -67,7 +73,7 @@ const fhpaApiVersion = (ctx: RuleContext): string => {
 let lastFhpaApiVersion = { groupDomain: '', apiVersion: '' };
 
 /** An int32 the schema accepted; anything else the schema already reported. */
-const int32 = (v: unknown): number | undefined => (isInt(v) && v >= INT32_MIN && v <= INT32_MAX ? v : undefined);
+const int32 = (v: unknown): number | undefined => (isInt32(v) ? v : undefined);
 
 /**
  * Which kind of target the reference names. As in Karmada, only the FederatedHPA's own apiVersion
@@ -85,11 +91,11 @@ function targetOf(ref: unknown, ctx: RuleContext): Target {
 function checkScaleTargetRef(ref: unknown, ctx: RuleContext): void {
   const r = record(ref);
   if (r.apiVersion === fhpaApiVersion(ctx) && isString(r.kind) && r.kind !== '' && !pathSegmentName(r.kind) && r.kind !== FEDERATED_HPA) {
-    add(ctx, invalid('spec.scaleTargetRef.kind', r.kind, `invalid scaleTargetRef kind: ${r.kind}, only support ${FEDERATED_HPA}`));
+    add(ctx, invalid(SPEC_SCALE_TARGET_REF_KIND, r.kind, `invalid scaleTargetRef kind: ${r.kind}, only support ${FEDERATED_HPA}`));
   }
 }
 
-function checkFederatedHPAReplicas(rule: Record<string, unknown>, path: string, ctx: RuleContext): void {
+function checkFederatedHPAReplicas(rule: Record<string, unknown>, path: FieldPath, ctx: RuleContext): void {
   if (rule.targetMinReplicas === undefined && rule.targetMaxReplicas === undefined) {
     add(ctx, invalid(child(path, 'targetMaxReplicas'), '', 'targetMinReplicas and targetMaxReplicas cannot be nil at the same time if you want to scale FederatedHPA'));
   }
@@ -107,7 +113,7 @@ function checkFederatedHPAReplicas(rule: Record<string, unknown>, path: string, 
 
 const FHPA_ONLY_FIELDS = ['targetMinReplicas', 'targetMaxReplicas'] as const;
 
-function checkWorkloadReplicas(rule: Record<string, unknown>, path: string, ctx: RuleContext): void {
+function checkWorkloadReplicas(rule: Record<string, unknown>, path: FieldPath, ctx: RuleContext): void {
   const replicas = int32(rule.targetReplicas);
   if (rule.targetReplicas === undefined) addWarning(ctx, path, `${path}: no targetReplicas, so this rule changes nothing`);
   else if (replicas !== undefined && replicas < 0) add(ctx, invalid(child(path, 'targetReplicas'), replicas, 'targetReplicas should be larger than or equal to 0'));
@@ -123,10 +129,10 @@ function validate(cron: CronFederatedHPA, ctx: RuleContext): void {
   checkScaleTargetRef(spec.scaleTargetRef, ctx);
   const target = targetOf(spec.scaleTargetRef, ctx);
   const rules = list(spec.rules);
-  checkUnique(ctx, rules, (r) => record(r).name, (r, i) => duplicate(child(index('spec.rules', i), 'name'), record(r).name));
+  checkUnique(ctx, rules, (r) => record(r).name, (r, i) => duplicate(child(index(SPEC_RULES, i), 'name'), record(r).name));
   rules.forEach((rule, i) => {
     if (!isRecord(rule)) return;
-    const path = index('spec.rules', i);
+    const path = index(SPEC_RULES, i);
     if (isString(rule.schedule) && runsEverySecond(rule.schedule)) {
       addWarning(ctx, child(path, 'schedule'), `${child(path, 'schedule')}: "${rule.schedule.trim()}" runs every second; the controller raises @every durations under 1s to 1s`);
     }
@@ -181,7 +187,7 @@ function storedHistories(ctx: RuleContext): Map<unknown, Record<string, unknown>
 function validateStatus(cron: CronFederatedHPA, ctx: RuleContext): void {
   const spec = judgedSpec(cron, ctx);
   const histories = list(record(cron.status).executionHistories);
-  const path = 'status.executionHistories';
+  const path = STATUS_EXECUTION_HISTORIES;
   checkUnique(ctx, histories, (h) => record(h).ruleName, (h, i) => duplicate(child(index(path, i), 'ruleName'), record(h).ruleName));
   const target = targetOf(spec.scaleTargetRef, ctx);
   const rulesByName = new Map<unknown, Record<string, unknown>>();

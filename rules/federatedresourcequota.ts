@@ -1,11 +1,19 @@
 /** FederatedResourceQuota (policy.<domain>/v1alpha1, namespaced): aggregate quota of a namespace across clusters. */
 import { Arr, Obj, Opt, QuantityMap, ReqStr, envelope, type Static } from './_shared/schema.js';
 import { add, checkUnique, child, index, isRecord, isString, key, list, record } from './_shared/checks.js';
-import { duplicate, invalid } from '../src/field.js';
+import { duplicate, invalid } from '../src/engine/field.js';
 import { dns1123Subdomain, qualifiedName } from '../src/checks/names.js';
 import { ZERO, addQuantity, compareQuantity, isWhole, parseQuantity, type Quantity as Q } from '../src/checks/quantity.js';
 import { memoizeVerdict } from '../src/checks/memo.js';
-import type { KindRules, RuleContext } from '../src/rule.js';
+import type { KindRules, RuleContext } from '../src/engine/rule.js';
+import { FieldPath } from '../src/engine/path.js';
+
+/** The paths the rules below report at, made once. */
+const SPEC_OVERALL = FieldPath.of('spec', 'overall');
+const SPEC_STATIC_ASSIGNMENTS = FieldPath.of('spec', 'staticAssignments');
+const STATUS_AGGREGATED_STATUS = FieldPath.of('status', 'aggregatedStatus');
+const STATUS_OVERALL = FieldPath.of('status', 'overall');
+const STATUS_OVERALL_USED = FieldPath.of('status', 'overallUsed');
 
 const StaticClusterAssignment = Obj({ clusterName: ReqStr({ format: 'cluster-name' }), hard: QuantityMap() });
 const ClusterQuotaStatus = Obj({ clusterName: ReqStr({ format: 'cluster-name' }), hard: Opt(QuantityMap()), used: Opt(QuantityMap()) });
@@ -125,9 +133,9 @@ interface CheckedList {
  * Checks every key and value of a resource list and returns what passed, so that
  * follow-on rules skip entries already reported (one mistake, one cause).
  */
-function checkResourceList(ctx: RuleContext, resources: unknown, path: string): CheckedList;
-function checkResourceList(ctx: RuleContext, resources: unknown, path: string, keep: false): void;
-function checkResourceList(ctx: RuleContext, resources: unknown, path: string, keep = true): CheckedList | void {
+function checkResourceList(ctx: RuleContext, resources: unknown, path: FieldPath): CheckedList;
+function checkResourceList(ctx: RuleContext, resources: unknown, path: FieldPath, keep: false): void;
+function checkResourceList(ctx: RuleContext, resources: unknown, path: FieldPath, keep = true): CheckedList | void {
   const checked: CheckedList | undefined = keep ? { names: [], values: [] } : undefined;
   if (!isRecord(resources)) return checked;
   for (const name of Object.keys(resources)) {
@@ -147,8 +155,8 @@ function checkResourceList(ctx: RuleContext, resources: unknown, path: string, k
 
 function validate(frq: FederatedResourceQuota, ctx: RuleContext): void {
   const spec = record(frq.spec);
-  const overallPath = 'spec.overall';
-  const assignmentsPath = 'spec.staticAssignments';
+  const overallPath = SPEC_OVERALL;
+  const assignmentsPath = SPEC_STATIC_ASSIGNMENTS;
   const overall = checkResourceList(ctx, spec.overall, overallPath);
 
   const assignments = list(spec.staticAssignments).map(record);
@@ -202,10 +210,10 @@ export function formatQuantity(q: Q): string {
 
 function validateStatus(frq: FederatedResourceQuota, ctx: RuleContext): void {
   const status = record(frq.status);
-  checkResourceList(ctx, status.overall, 'status.overall', false);
-  checkResourceList(ctx, status.overallUsed, 'status.overallUsed', false);
+  checkResourceList(ctx, status.overall, STATUS_OVERALL, false);
+  checkResourceList(ctx, status.overallUsed, STATUS_OVERALL_USED, false);
   list(status.aggregatedStatus).forEach((item, i) => {
-    const path = index('status.aggregatedStatus', i);
+    const path = index(STATUS_AGGREGATED_STATUS, i);
     checkResourceList(ctx, record(item).hard, child(path, 'hard'), false);
     checkResourceList(ctx, record(item).used, child(path, 'used'), false);
   });

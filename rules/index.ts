@@ -2,7 +2,7 @@
  * The registry: the single list of kinds that the library, the webhook's routes,
  * the CLI and the Helm chart all derive from.
  */
-import { DEFAULT_OPERATIONS, type DefaultOperation, type KindRules } from '../src/rule.js';
+import { DEFAULT_GROUP_DOMAIN, DEFAULT_OPERATIONS, apiGroup, apiVersion, type DefaultOperation, type KindRules } from '../src/engine/rule.js';
 import { rules as resourceInterpreterWebhookConfiguration } from './resourceinterpreterwebhookconfiguration.js';
 import { rules as resourceInterpreterCustomization } from './resourceinterpretercustomization.js';
 import { rules as multiClusterIngress } from './multiclusteringress.js';
@@ -17,7 +17,7 @@ import { rules as federatedResourceQuota } from './federatedresourcequota.js';
 import { rules as workloadRebalancer } from './workloadrebalancer.js';
 import { rules as remedy } from './remedy.js';
 
-export const DEFAULT_GROUP_DOMAIN = 'karmada.io';
+export { DEFAULT_GROUP_DOMAIN, apiGroup, apiVersion };
 
 /**
  * The kind's rules as an object of one fixed shape, whatever the module spelled out. Every
@@ -70,18 +70,6 @@ export function rulesFor(kind: unknown): KindRules | undefined {
 }
 
 export const supportedKinds: readonly string[] = ruleModules.map((r) => r.kind);
-
-/** `cluster.karmada.io`, or the group under another domain. */
-export const apiGroup = (rules: KindRules, groupDomain = DEFAULT_GROUP_DOMAIN): string => `${rules.group}.${groupDomain}`;
-export const apiVersion = (rules: KindRules, groupDomain = DEFAULT_GROUP_DOMAIN): string => {
-  // Asked once per validated object; a process serves one domain, so the last answer is kept.
-  const last = lastApiVersion.get(rules);
-  if (last?.groupDomain === groupDomain) return last.apiVersion;
-  const answer = `${apiGroup(rules, groupDomain)}/${rules.version}`;
-  lastApiVersion.set(rules, { groupDomain, apiVersion: answer });
-  return answer;
-};
-const lastApiVersion = new WeakMap<KindRules, { groupDomain: string; apiVersion: string }>();
 
 export interface KindInfo {
   kind: string;

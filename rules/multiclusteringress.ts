@@ -4,9 +4,15 @@
  */
 import { Arr, Enum, Int32, LIST_ATOMIC, MAP_ATOMIC, Obj, Opt, PortStatus, ReqStr, Str, StrList, envelope, type Static } from './_shared/schema.js';
 import { add, addWarning, child, index, isInt32, isRecord, isString, key, list, record } from './_shared/checks.js';
-import { invalid, required } from '../src/field.js';
+import { invalid, required } from '../src/engine/field.js';
 import { dns1123Subdomain, dnsHostname, wildcardDns1123Subdomain } from '../src/checks/names.js';
-import type { KindRules, RuleContext } from '../src/rule.js';
+import type { KindRules, RuleContext } from '../src/engine/rule.js';
+import { FieldPath } from '../src/engine/path.js';
+
+/** The paths the rules below report at, made once. */
+const METADATA_ANNOTATIONS = FieldPath.of('metadata', 'annotations');
+
+const SPEC = FieldPath.of('spec');
 
 export const PATH_TYPES = ['Exact', 'Prefix', 'ImplementationSpecific'] as const;
 export const INGRESS_CLASS_ANNOTATION = 'kubernetes.io/ingress.class';
@@ -82,7 +88,7 @@ function validate(mci: MultiClusterIngress, ctx: RuleContext): void {
   checkIngressClassAnnotation(ctx, record(mci.metadata).annotations, record(mci.spec).ingressClassName);
   if (mci.spec !== undefined && !isRecord(mci.spec)) return; // a wrong type is the schema's to report
   const spec = record(mci.spec);
-  const path = 'spec';
+  const path = SPEC;
   const noRules = spec.rules === undefined || (Array.isArray(spec.rules) && spec.rules.length === 0);
   if (spec.defaultBackend === undefined && noRules) {
     add(ctx, invalid(path, spec.rules ?? null, 'either `defaultBackend` or `rules` must be specified'));
@@ -92,7 +98,7 @@ function validate(mci: MultiClusterIngress, ctx: RuleContext): void {
   list(spec.tls).forEach((tls, i) => checkTLS(ctx, tls, index(child(path, 'tls'), i)));
 }
 
-function checkRule(ctx: RuleContext, rule: unknown, path: string): void {
+function checkRule(ctx: RuleContext, rule: unknown, path: FieldPath): void {
   const r = record(rule);
   if (isString(r.host) && r.host !== '') {
     const problem = hostError(r.host);
@@ -101,7 +107,7 @@ function checkRule(ctx: RuleContext, rule: unknown, path: string): void {
   list(record(r.http).paths).forEach((p, j) => checkPath(ctx, p, index(child(child(path, 'http'), 'paths'), j)));
 }
 
-function checkPath(ctx: RuleContext, httpPath: unknown, path: string): void {
+function checkPath(ctx: RuleContext, httpPath: unknown, path: FieldPath): void {
   const p = record(httpPath);
   const pathPath = child(path, 'path');
   const value = p.path;
@@ -128,7 +134,7 @@ function exactOrPrefixPathProblems(value: string): string[] {
 }
 
 /** Exactly one of resource and service; a service names its port by name or by number. */
-function checkBackend(ctx: RuleContext, backend: unknown, path: string): void {
+function checkBackend(ctx: RuleContext, backend: unknown, path: FieldPath): void {
   if (!isRecord(backend)) return; // a wrong type is the schema's to report
   // null is not set, as Go decodes it; the schema reports its type, and it is not a second backend.
   const hasResource = backend.resource !== undefined && backend.resource !== null;
@@ -142,7 +148,7 @@ function checkBackend(ctx: RuleContext, backend: unknown, path: string): void {
   }
 }
 
-function checkServicePort(ctx: RuleContext, port: unknown, path: string): void {
+function checkServicePort(ctx: RuleContext, port: unknown, path: FieldPath): void {
   if (port !== undefined && !isRecord(port)) return;
   const p = record(port);
   // A value of the wrong type is the schema's to report, not a missing one.
@@ -159,7 +165,7 @@ function checkServicePort(ctx: RuleContext, port: unknown, path: string): void {
 
 const MAX_PORT = 65535;
 
-function checkTLS(ctx: RuleContext, tls: unknown, path: string): void {
+function checkTLS(ctx: RuleContext, tls: unknown, path: FieldPath): void {
   const t = record(tls);
   list(t.hosts).forEach((host, k) => {
     if (!isString(host)) return;
@@ -176,7 +182,7 @@ function checkTLS(ctx: RuleContext, tls: unknown, path: string): void {
 function checkIngressClassAnnotation(ctx: RuleContext, annotations: unknown, ingressClassName: unknown): void {
   const a = record(annotations);
   if (!(INGRESS_CLASS_ANNOTATION in a)) return;
-  const field = key('metadata.annotations', INGRESS_CLASS_ANNOTATION);
+  const field = key(METADATA_ANNOTATIONS, INGRESS_CLASS_ANNOTATION);
   addWarning(ctx, field, `${field}: deprecated; use spec.ingressClassName`);
   const annotated = a[INGRESS_CLASS_ANNOTATION];
   if (isString(ingressClassName) && ingressClassName !== '' && isString(annotated) && annotated !== ingressClassName) {

@@ -4,11 +4,19 @@
  */
 import { Arr, Conditions, Enum, LIST_ATOMIC, Obj, Opt, Port, PortStatus, ReqStr, Str, StrList, envelope, type Static } from './_shared/schema.js';
 import { add, addWarning, checkConditions, checkUnique, child, index, isRecord, isString, list, record } from './_shared/checks.js';
-import { duplicate, forbidden, invalid, renderValue } from '../src/field.js';
-import { sameJson } from '../src/json-equal.js';
+import { duplicate, forbidden, invalid, renderValue } from '../src/engine/field.js';
+import { sameJson } from '../src/util/json-equal.js';
 import { dns1035Label, dns1123Label } from '../src/checks/names.js';
-import type { DefaultContext, KindRules, RuleContext } from '../src/rule.js';
+import type { DefaultContext, KindRules, RuleContext } from '../src/engine/rule.js';
 import { defaultPermanentId } from './_shared/permanent-id.js';
+import { FieldPath } from '../src/engine/path.js';
+
+/** The paths the rules below report at, made once. */
+const SPEC_TYPES = FieldPath.of('spec', 'types');
+const STATUS_CONDITIONS = FieldPath.of('status', 'conditions');
+const STATUS_LOAD_BALANCER_INGRESS = FieldPath.of('status', 'loadBalancer', 'ingress');
+
+const SPEC = FieldPath.of('spec');
 
 /** The spec names only CrossCluster; Karmada also serves LoadBalancer. */
 export const EXPOSURE_TYPES = ['CrossCluster', 'LoadBalancer'] as const;
@@ -52,7 +60,7 @@ const isExposureType = (v: unknown): v is string => isString(v) && (EXPOSURE_TYP
 
 function validate(mcs: MultiClusterService, ctx: RuleContext): void {
   const spec = record(mcs.spec);
-  const path = 'spec';
+  const path = SPEC;
   for (const [field, warning] of DEPRECATED_FIELD_LIST) if (spec[field] !== undefined) addWarning(ctx, child(path, field), warning);
   checkTypes(ctx, spec, path);
   checkPorts(ctx, spec.ports, child(path, 'ports'));
@@ -62,7 +70,7 @@ function validate(mcs: MultiClusterService, ctx: RuleContext): void {
  * One exposure type per service. Unsupported values are the schema's to report, so
  * only supported ones count towards "more than one type" and duplicates.
  */
-function checkTypes(ctx: RuleContext, spec: Record<string, unknown>, path: string): void {
+function checkTypes(ctx: RuleContext, spec: Record<string, unknown>, path: FieldPath): void {
   const typesPath = child(path, 'types');
   const types = list(spec.types);
   const supported = types.filter(isExposureType);
@@ -74,7 +82,7 @@ function checkTypes(ctx: RuleContext, spec: Record<string, unknown>, path: strin
   }
 }
 
-function checkPorts(ctx: RuleContext, ports: unknown, path: string): void {
+function checkPorts(ctx: RuleContext, ports: unknown, path: FieldPath): void {
   list(ports).forEach((port, i) => {
     const name = record(port).name;
     if (!isString(name) || name === '') return;
@@ -86,8 +94,8 @@ function checkPorts(ctx: RuleContext, ports: unknown, path: string): void {
 
 function validateStatus(mcs: MultiClusterService, ctx: RuleContext): void {
   const status = record(mcs.status);
-  checkConditions(ctx, status.conditions, 'status.conditions');
-  const ingressPath = 'status.loadBalancer.ingress';
+  checkConditions(ctx, status.conditions, STATUS_CONDITIONS);
+  const ingressPath = STATUS_LOAD_BALANCER_INGRESS;
   list(record(status.loadBalancer).ingress).forEach((ingress, i) => {
     // An empty ip is already reported as not an IP address; only an absent one makes ipMode out of place.
     if (isRecord(ingress) && ingress.ipMode !== undefined && ingress.ip === undefined) {
@@ -101,7 +109,7 @@ function validateUpdate(mcs: MultiClusterService, old: MultiClusterService, ctx:
   const types = record(mcs.spec).types;
   const oldTypes = record(old.spec).types;
   if (!sameJson(types ?? null, oldTypes ?? null)) {
-    add(ctx, invalid('spec.types', types ?? null, `MultiClusterService types are immutable (was ${renderValue(oldTypes ?? null)})`));
+    add(ctx, invalid(SPEC_TYPES, types ?? null, `MultiClusterService types are immutable (was ${renderValue(oldTypes ?? null)})`));
   }
 }
 

@@ -1,8 +1,12 @@
 /** Remedy (remedy.<domain>/v1alpha1, cluster-scoped): cluster-level actions triggered by cluster conditions. */
 import { Arr, CONDITION_STATUSES, Enum, Obj, Opt, RawObject, ReqStr, StrList, envelope, type Static } from './_shared/schema.js';
 import { checkUnique, index, list, record } from './_shared/checks.js';
-import { duplicate } from '../src/field.js';
-import type { KindRules, RuleContext } from '../src/rule.js';
+import { duplicate } from '../src/engine/field.js';
+import type { KindRules, RuleContext } from '../src/engine/rule.js';
+import { FieldPath } from '../src/engine/path.js';
+
+/** The paths the rules below report at, made once. */
+const SPEC_ACTIONS = FieldPath.of('spec', 'actions');
 
 /** Remedy's cluster affinity has only clusterNames; fieldSelector, labelSelector and exclude are unknown fields here. */
 const RemedyClusterAffinity = Obj({ clusterNames: Opt(StrList()) });
@@ -30,7 +34,7 @@ export type Remedy = Static<typeof schema>;
 
 function validate(remedy: Remedy, ctx: RuleContext): void {
   const spec = record(remedy.spec);
-  checkUnique(ctx, list(spec.actions), (a) => a, (a, i) => duplicate(index('spec.actions', i), a));
+  checkUnique(ctx, list(spec.actions), (a) => a, (a, i) => duplicate(index(SPEC_ACTIONS, i), a));
 }
 
 export const rules: KindRules<Remedy> = {

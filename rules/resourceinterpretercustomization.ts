@@ -4,10 +4,11 @@
  */
 import { Obj, Opt, RawObject, ReqStr, envelope, type Static } from './_shared/schema.js';
 import { add, child, isString, list, record } from './_shared/checks.js';
-import { forbidden, invalid, type Cause } from '../src/field.js';
+import { forbidden, invalid, type Cause } from '../src/engine/field.js';
 import { luaScriptError, type LuaFunctionSpec } from '../src/checks/lua.js';
-import type { KindRules, Lookups, RuleContext } from '../src/rule.js';
-import { isThenable } from '../src/is.js';
+import type { KindRules, Lookups, RuleContext } from '../src/engine/rule.js';
+import { isThenable } from '../src/util/is.js';
+import { FieldPath } from '../src/engine/path.js';
 
 /** Each member of spec.customizations and the global function its script must define. */
 export const CUSTOMIZATION_FUNCTIONS = {
@@ -50,7 +51,7 @@ const ResourceInterpreterCustomizationSpec = Obj({ target: CustomizationTarget, 
 export const schema = Obj({ ...envelope, spec: ResourceInterpreterCustomizationSpec, status: Opt(RawObject()) });
 export type ResourceInterpreterCustomization = Static<typeof schema>;
 
-const CUSTOMIZATIONS_PATH = 'spec.customizations';
+const CUSTOMIZATIONS_PATH = FieldPath.of('spec', 'customizations');
 
 /** The non-empty script of a member, if the object sets one. */
 function scriptOf(object: unknown, member: CustomizationMember): string | undefined {

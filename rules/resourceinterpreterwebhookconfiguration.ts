@@ -6,12 +6,13 @@
 import { Arr, Enum, Int32, Obj, Opt, Port, RawObject, ReqStr, Str, envelope, listMap, type Static } from './_shared/schema.js';
 import { add, addWarning, checkUnique, child, index, isRecord, isString, list, record } from './_shared/checks.js';
 import { memoizeVerdict, ownCopy } from '../src/checks/memo.js';
-import { duplicate, invalid, required, type Cause } from '../src/field.js';
+import { duplicate, invalid, required, type Cause } from '../src/engine/field.js';
 import { dns1035Label, dns1123Subdomain } from '../src/checks/names.js';
 import { parseGoURL } from '../src/checks/go-url.js';
 import { hostPortError, splitHostPort } from '../src/checks/endpoint.js';
-import type { DefaultContext, KindRules, Lookups, RuleContext, Service } from '../src/rule.js';
-import { isThenable } from '../src/is.js';
+import type { DefaultContext, KindRules, Lookups, RuleContext, Service } from '../src/engine/rule.js';
+import { isThenable } from '../src/util/is.js';
+import { FieldPath } from '../src/engine/path.js';
 
 /** The interpreter operations a webhook rule may name (Karmada's list; `Prune` is not among them). */
 export const INTERPRETER_OPERATIONS = [
@@ -82,7 +83,7 @@ interface URLProblem {
  * ValidateWebhookURL), and a host that is not an in-cluster Service name. Each
  * problem is its own cause, as in Kubernetes.
  */
-function checkWebhookURL(ctx: RuleContext, raw: string, path: string): void {
+function checkWebhookURL(ctx: RuleContext, raw: string, path: FieldPath): void {
   for (const { value, message } of webhookURLProblems(raw)) add(ctx, invalid(path, value, message));
 }
 
@@ -141,7 +142,7 @@ const servicePathError = memoizeVerdict((path: string): string | undefined => {
   return problems.length ? problems.join('; ') : undefined;
 });
 
-function checkClientConfig(ctx: RuleContext, clientConfig: unknown, path: string): void {
+function checkClientConfig(ctx: RuleContext, clientConfig: unknown, path: FieldPath): void {
   if (!isRecord(clientConfig)) return; // missing or not an object: the schema reports it
   const hasURL = given(clientConfig.url);
   const hasService = given(clientConfig.service);
@@ -164,7 +165,7 @@ const WILDCARD_LISTS: readonly (readonly [field: string, what: string])[] = [
   ['kinds', 'kinds'],
 ];
 
-function checkRule(ctx: RuleContext, rule: unknown, path: string): void {
+function checkRule(ctx: RuleContext, rule: unknown, path: FieldPath): void {
   const r = record(rule);
   for (const [field, what] of WILDCARD_LISTS) {
     const values = list(r[field]);
@@ -172,7 +173,7 @@ function checkRule(ctx: RuleContext, rule: unknown, path: string): void {
   }
 }
 
-function checkContextVersions(ctx: RuleContext, versions: unknown, path: string): void {
+function checkContextVersions(ctx: RuleContext, versions: unknown, path: FieldPath): void {
   if (!Array.isArray(versions)) return; // missing or not a list: the schema reports it
   if (versions.length === 0) {
     add(ctx, required(path, `must specify one of ${SUPPORTED_CONTEXT_VERSIONS.join(', ')}`));
@@ -188,22 +189,24 @@ function checkContextVersions(ctx: RuleContext, versions: unknown, path: string)
 
 function validate(config: ResourceInterpreterWebhookConfiguration, ctx: RuleContext): void {
   const webhooks = list(config.webhooks);
-  checkUnique(ctx, webhooks, (w) => record(w).name, (w, i) => duplicate(child(index('webhooks', i), 'name'), record(w).name));
+  checkUnique(ctx, webhooks, (w) => record(w).name, (w, i) => duplicate(child(index(WEBHOOKS, i), 'name'), record(w).name));
   webhooks.forEach((webhook, i) => {
     const w = record(webhook);
-    const path = index('webhooks', i);
+    const path = index(WEBHOOKS, i);
     checkClientConfig(ctx, w.clientConfig, child(path, 'clientConfig'));
     list(w.rules).forEach((rule, j) => checkRule(ctx, rule, index(child(path, 'rules'), j)));
     checkContextVersions(ctx, w.interpreterContextVersions, child(path, 'interpreterContextVersions'));
   });
 }
 
+const WEBHOOKS = FieldPath.of('webhooks');
+
 /** A service reference with both namespace and name, which a lookup can resolve. */
 const usesService = (service: unknown): service is { namespace: string; name: string } =>
   isRecord(service) && isString(service.namespace) && service.namespace !== '' && isString(service.name) && service.name !== '';
 
 interface ServiceUse {
-  path: string;
+  path: FieldPath;
   namespace: string;
   name: string;
 }
@@ -213,7 +216,7 @@ function serviceUses(config: ResourceInterpreterWebhookConfiguration): ServiceUs
   list(config.webhooks).forEach((webhook, i) => {
     const service = record(record(record(webhook).clientConfig).service);
     if (usesService(service)) {
-      uses.push({ path: child(child(index('webhooks', i), 'clientConfig'), 'service'), namespace: service.namespace, name: service.name });
+      uses.push({ path: child(child(index(WEBHOOKS, i), 'clientConfig'), 'service'), namespace: service.namespace, name: service.name });
     }
   });
   return uses;

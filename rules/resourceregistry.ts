@@ -1,11 +1,18 @@
 /** ResourceRegistry (search.<domain>/v1alpha1, cluster-scoped): which resources of which clusters are cached, and where. */
 import { Arr, ClusterAffinity, Conditions, LocalSecretReference, Obj, Opt, ReqStr, Str, envelope, type Static } from './_shared/schema.js';
 import { add, checkClusterAffinity, checkConditions, child, index, isRecord, isString, list, record, tupleKey, warnRepeats } from './_shared/checks.js';
-import { forbidden, invalid } from '../src/field.js';
+import { forbidden, invalid } from '../src/engine/field.js';
 import { dns1123Label } from '../src/checks/names.js';
 import { memoizeVerdict } from '../src/checks/memo.js';
 import { parseGoURL } from '../src/checks/go-url.js';
-import type { KindRules, RuleContext } from '../src/rule.js';
+import type { KindRules, RuleContext } from '../src/engine/rule.js';
+import { FieldPath } from '../src/engine/path.js';
+
+/** The paths the rules below report at, made once. */
+const SPEC_BACKEND_STORE = FieldPath.of('spec', 'backendStore');
+const SPEC_RESOURCE_SELECTORS = FieldPath.of('spec', 'resourceSelectors');
+const SPEC_TARGET_CLUSTER = FieldPath.of('spec', 'targetCluster');
+const STATUS_CONDITIONS = FieldPath.of('status', 'conditions');
 
 const ResourceSelector = Obj({
   apiVersion: ReqStr({ format: 'group-version' }),
@@ -51,7 +58,7 @@ const addressError = memoizeVerdict((address: string): string | undefined => {
   return url.host === '' ? `${problem}; the host is empty` : undefined;
 });
 
-function checkSelectors(ctx: RuleContext, selectors: unknown, path: string): void {
+function checkSelectors(ctx: RuleContext, selectors: unknown, path: FieldPath): void {
   const items = list(selectors);
   items.forEach((s, i) => {
     const namespace = record(s).namespace;
@@ -79,7 +86,7 @@ function checkSelectors(ctx: RuleContext, selectors: unknown, path: string): voi
 /** A selector's namespace; empty and absent both mean every namespace. */
 const namespaceOf = (selector: Record<string, unknown>): string => (isString(selector.namespace) ? selector.namespace : '');
 
-function checkBackendStore(ctx: RuleContext, backendStore: unknown, path: string): void {
+function checkBackendStore(ctx: RuleContext, backendStore: unknown, path: FieldPath): void {
   const store = record(backendStore);
   if (isRecord(store.searchEngine) && isRecord(store.openSearch)) {
     add(ctx, forbidden(child(path, 'openSearch'), 'may not be set together with spec.backendStore.searchEngine; they are the same setting'));
@@ -98,13 +105,13 @@ function checkBackendStore(ctx: RuleContext, backendStore: unknown, path: string
 
 function validate(registry: ResourceRegistry, ctx: RuleContext): void {
   const spec = record(registry.spec);
-  checkSelectors(ctx, spec.resourceSelectors, 'spec.resourceSelectors');
-  if (isRecord(spec.targetCluster)) checkClusterAffinity(ctx, spec.targetCluster, 'spec.targetCluster');
-  checkBackendStore(ctx, spec.backendStore, 'spec.backendStore');
+  checkSelectors(ctx, spec.resourceSelectors, SPEC_RESOURCE_SELECTORS);
+  if (isRecord(spec.targetCluster)) checkClusterAffinity(ctx, spec.targetCluster, SPEC_TARGET_CLUSTER);
+  checkBackendStore(ctx, spec.backendStore, SPEC_BACKEND_STORE);
 }
 
 function validateStatus(registry: ResourceRegistry, ctx: RuleContext): void {
-  checkConditions(ctx, record(registry.status).conditions, 'status.conditions');
+  checkConditions(ctx, record(registry.status).conditions, STATUS_CONDITIONS);
 }
 
 export const rules: KindRules<ResourceRegistry> = {

@@ -1,10 +1,15 @@
 /** Work (work.<domain>/v1alpha1, namespaced): manifests to deploy on one member cluster, with per-manifest status. */
-import { Arr, Bool, Conditions, INT32_MAX, Int32, Obj, Opt, RawObject, RawValue, ReqStr, ResourceHealth, Str, envelope, type Static } from './_shared/schema.js';
-import { add, checkConditions, child, fingerprint, fingerprints, index, type Fingerprints, isInt, isRecord, isString, judgedSpec, list, record, tupleKey } from './_shared/checks.js';
-import { duplicate, invalid, required, tooMany, type Cause } from '../src/field.js';
-import { storedObject, type DefaultContext, type KindRules, type RuleContext } from '../src/rule.js';
+import { Arr, Bool, Conditions, Int32, Obj, Opt, RawObject, RawValue, ReqStr, ResourceHealth, Str, envelope, type Static } from './_shared/schema.js';
+import { add, checkConditions, child, fingerprint, fingerprints, index, type Fingerprints, isInt32, isRecord, isString, judgedSpec, list, record, tupleKey } from './_shared/checks.js';
+import { duplicate, invalid, required, tooMany, type Cause } from '../src/engine/field.js';
+import { storedObject, type DefaultContext, type KindRules, type RuleContext } from '../src/engine/rule.js';
 import { defaultPermanentId } from './_shared/permanent-id.js';
 import { KIND_MISSING, WORK_PERMANENT_ID_LABEL, checkMutable, checkPrunedFields, mutateManifest } from './_shared/work-manifests.js';
+import { FieldPath } from '../src/engine/path.js';
+
+/** The paths the rules below report at, made once. */
+const STATUS_CONDITIONS = FieldPath.of('status', 'conditions');
+const STATUS_MANIFEST_STATUSES = FieldPath.of('status', 'manifestStatuses');
 
 
 const WorkSpec = Obj({
@@ -40,7 +45,7 @@ const WorkStatus = Obj({
 export const schema = Obj({ ...envelope, spec: WorkSpec, status: Opt(WorkStatus) });
 export type Work = Static<typeof schema>;
 
-const MANIFESTS = 'spec.workload.manifests';
+const MANIFESTS = FieldPath.of('spec', 'workload', 'manifests');
 
 /**
  * The most manifests a Work is mutated with: the patch for a 6 MiB request of half a million tiny
@@ -57,7 +62,7 @@ function tooManyManifests(count: number): Cause {
 const unset = (value: unknown): boolean => value === undefined || value === null || value === '';
 
 /** A string field every manifest needs: missing or empty is Required, another type Invalid. */
-function requireString(ctx: RuleContext, value: unknown, path: string, detail: string): boolean {
+function requireString(ctx: RuleContext, value: unknown, path: FieldPath, detail: string): boolean {
   if (isString(value) && value !== '') return true;
   if (unset(value)) add(ctx, required(path, detail));
   else add(ctx, invalid(path, value, 'must be a string'));
@@ -81,7 +86,7 @@ const groupOf = (apiVersion: string): string => {
   return slash < 0 ? '' : apiVersion.slice(0, slash);
 };
 
-function incompleteManifestKey(ctx: RuleContext, manifest: Record<string, unknown>, path: string): string | undefined {
+function incompleteManifestKey(ctx: RuleContext, manifest: Record<string, unknown>, path: FieldPath): string | undefined {
   const hasKind = requireString(ctx, manifest.kind, child(path, 'kind'), KIND_MISSING);
   const hasApiVersion = requireString(ctx, manifest.apiVersion, child(path, 'apiVersion'), 'the member cluster cannot apply a manifest without apiVersion');
   const metadataPath = child(path, 'metadata');
@@ -133,7 +138,7 @@ const ordinalRange = (count: number): string =>
 
 function validateStatus(work: Work, ctx: RuleContext): void {
   const status = record(work.status);
-  checkConditions(ctx, status.conditions, 'status.conditions');
+  checkConditions(ctx, status.conditions, STATUS_CONDITIONS);
   // The ordinals index the manifests of the spec the write is judged against. Without a list
   // (none given, or not a list, which the schema reports) there is nothing to judge them by.
   const manifests = record(judgedSpec(work, ctx).workload).manifests;
@@ -144,8 +149,8 @@ function validateStatus(work: Work, ctx: RuleContext): void {
   list(status.manifestStatuses).forEach((manifestStatus, i) => {
     const identifier = record(record(manifestStatus).identifier);
     const ordinal = identifier.ordinal;
-    if (!isInt(ordinal) || ordinal < 0 || ordinal > INT32_MAX) return; // the schema reports it
-    const path = child(child(index('status.manifestStatuses', i), 'identifier'), 'ordinal');
+    if (!isInt32(ordinal) || ordinal < 0) return; // the schema reports it
+    const path = child(child(index(STATUS_MANIFEST_STATUSES, i), 'identifier'), 'ordinal');
     if (count !== undefined && ordinal >= count && !(stored ??= storedIdentifiers(ctx)).has(fingerprint(identifier))) {
       add(ctx, invalid(path, ordinal, `${ordinalRange(count)}: the ordinal is the manifest's position in that list`));
       return;

@@ -1,9 +1,14 @@
 /** WorkloadRebalancer (apps.<domain>/v1alpha1, cluster-scoped): a job that reschedules the listed workloads. */
 import { Arr, Int32, Int64, Obj, Opt, ReqStr, Str, Time, envelope, type Static } from './_shared/schema.js';
 import { add, checkUnique, child, index, isRecord, isString, list, record } from './_shared/checks.js';
-import { duplicate, invalid, required } from '../src/field.js';
+import { duplicate, invalid, required } from '../src/engine/field.js';
 import { dns1123Label } from '../src/checks/names.js';
-import type { KindRules, RuleContext } from '../src/rule.js';
+import type { KindRules, RuleContext } from '../src/engine/rule.js';
+import { FieldPath } from '../src/engine/path.js';
+
+/** The paths the rules below report at, made once. */
+const SPEC_WORKLOADS = FieldPath.of('spec', 'workloads');
+const STATUS_OBSERVED_WORKLOADS = FieldPath.of('status', 'observedWorkloads');
 
 /** A workload by apiVersion, kind, name and (for namespaced kinds) namespace. */
 const ObjectReference = Obj({
@@ -34,7 +39,7 @@ const WorkloadRebalancerStatus = Obj({
 export const schema = Obj({ ...envelope, spec: WorkloadRebalancerSpec, status: Opt(WorkloadRebalancerStatus) });
 export type WorkloadRebalancer = Static<typeof schema>;
 
-function checkNamespace(ctx: RuleContext, reference: unknown, path: string): void {
+function checkNamespace(ctx: RuleContext, reference: unknown, path: FieldPath): void {
   const namespace = record(reference).namespace;
   if (!isString(namespace) || namespace === '') return;
   const problem = dns1123Label(namespace);
@@ -50,7 +55,7 @@ function workloadKey(reference: unknown): string[] | undefined {
 
 function validate(rebalancer: WorkloadRebalancer, ctx: RuleContext): void {
   const spec = record(rebalancer.spec);
-  const path = 'spec.workloads';
+  const path = SPEC_WORKLOADS;
   // null (`workloads:` with no value) is reported by the schema pass as Required.
   const workloads = list(spec.workloads);
   workloads.forEach((w, i) => checkNamespace(ctx, w, index(path, i)));
@@ -68,7 +73,7 @@ function validateStatus(rebalancer: WorkloadRebalancer, ctx: RuleContext): void 
   // write must not be refused.
   const finishing = status.finishTime !== undefined && status.finishTime !== null && status.finishTime !== storedFinishTime(ctx);
   list(status.observedWorkloads).forEach((o, i) => {
-    const path = index('status.observedWorkloads', i);
+    const path = index(STATUS_OBSERVED_WORKLOADS, i);
     checkNamespace(ctx, record(o).workload, child(path, 'workload'));
     if (finishing && isRecord(o)) checkEnded(ctx, o.result, child(path, 'result'));
   });
@@ -77,7 +82,7 @@ function validateStatus(rebalancer: WorkloadRebalancer, ctx: RuleContext): void 
 const storedFinishTime = (ctx: RuleContext): unknown =>
   ctx.oldObject === undefined ? undefined : record(record(ctx.oldObject).status).finishTime;
 
-function checkEnded(ctx: RuleContext, result: unknown, path: string): void {
+function checkEnded(ctx: RuleContext, result: unknown, path: FieldPath): void {
   const why = 'status.finishTime is set by this write, so every workload must have ended Successful or Failed';
   if (result === undefined || result === '') add(ctx, required(path, why));
   else if (isString(result) && !END_RESULTS.includes(result)) add(ctx, invalid(path, result, why));

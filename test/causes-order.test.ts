@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { validate, withoutRepeats } from '../src/validate.js';
-import { inObjectOrder } from '../src/object-order.js';
-import { invalid, required, type Cause } from '../src/field.js';
+import { validate } from '../src/decode/object.js';
+import { withoutRepeats } from '../src/engine/validate.js';
+import { inObjectOrder } from '../src/engine/object-order.js';
+import { invalid, required, type Cause } from '../src/engine/field.js';
 import { examples } from './fixtures/index.js';
 import { review, type AdmissionReview } from '../src/index.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { applyDefaults, defaultsPatch } from '../src/defaults.js';
+import { applyDefaults, defaultsPatch } from '../src/decode/object.js';
 import { cluster } from './fixtures/cluster.js';
 import { changed } from './helpers.js';
 

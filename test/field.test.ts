@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { aggregate, invalid, notSupported, renderValue, tooLong, tooMany } from '../src/field.js';
+import { aggregate, invalid, notSupported, renderValue, tooLong, tooMany } from '../src/engine/field.js';
 
 describe('renderValue', () => {
   it('shows characters a reader cannot see as escapes, as Go %q does', () => {

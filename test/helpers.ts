@@ -1,6 +1,6 @@
 /** Shared test helpers: table cases over a valid baseline, asserting cause type and field path. */
 import { expect } from 'vitest';
-import { validate, type ValidateOptions, type ValidationResult } from '../src/validate.js';
+import { validate, type ValidateOptions, type ValidationResult } from '../src/decode/object.js';
 
 export interface Want {
   type: string;

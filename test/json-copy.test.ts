@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { copyJson } from '../src/json-copy.js';
-import { applyDefaults } from '../src/defaults.js';
+import { copyJson } from '../src/util/json-copy.js';
+import { applyDefaults } from '../src/decode/object.js';
 import { cluster } from './fixtures/cluster.js';
 import { changed } from './helpers.js';
 

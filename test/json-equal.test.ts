@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { sameJson } from '../src/json-equal.js';
+import { sameJson } from '../src/util/json-equal.js';
 
 describe('sameJson', () => {
   it.each([

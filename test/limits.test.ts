@@ -12,8 +12,8 @@ import { cronDeployment } from './fixtures/cronfederatedhpa.js';
 import { config } from './fixtures/resourceinterpreterwebhookconfiguration.js';
 import { policy } from './fixtures/clustertaintpolicy.js';
 import { changed } from './helpers.js';
-import { applyDefaults } from '../src/defaults.js';
-import { parseManifests } from '../src/manifests.js';
+import { applyDefaults } from '../src/decode/object.js';
+import { parseManifests } from '../src/input/manifests.js';
 
 const MORE_CAUSES = `more causes not listed: fleetgate lists the first ${MAX_CAUSES}`;
 const MORE_WARNINGS = `more warnings not listed: fleetgate lists the first ${MAX_WARNINGS}`;

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseManifests, streamManifests, type ReadProblem } from '../src/manifests.js';
+import { parseManifests, streamManifests, type ReadProblem } from '../src/input/manifests.js';
 
 /** Parses `lines` (joined with `eol`) and answers the lines of `fields` in its `index`th object. */
 function linesOf(lines: string[], fields: string[], { index = 0, eol = '\n' } = {}): Record<string, number> {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { readdirSync } from 'node:fs';
 import { apiVersion, ruleModules, rulesFor } from '../rules/index.js';
-import type { KindRules } from '../src/rule.js';
+import type { KindRules } from '../src/engine/rule.js';
 
 const moduleFiles = readdirSync(new URL('../rules/', import.meta.url)).filter((f) => f.endsWith('.ts') && f !== 'index.ts' && f !== 'types.ts');
 

@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
-import { validate } from '../src/validate.js';
-import { applyDefaults } from '../src/defaults.js';
+import { validate } from '../src/decode/object.js';
+import { applyDefaults } from '../src/decode/object.js';
 import { cluster } from './fixtures/cluster.js';
 import { cronDeployment } from './fixtures/cronfederatedhpa.js';
 import { ingress } from './fixtures/multiclusteringress.js';

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import jsyaml from 'js-yaml';
 import { parse } from 'yaml';
-import { KUBECTL_JSYAML_SCHEMA, KUBECTL_YAML } from '../src/yaml.js';
+import { KUBECTL_JSYAML_SCHEMA, KUBECTL_YAML } from '../src/input/yaml.js';
 
 /** Manifests are read with js-yaml, `fleetgate test` suites with the yaml package: both must agree. */
 const readers = {

@@ -3,11 +3,13 @@
  * found problems (so every cause is reported at once), which is why they read
  * values through these defensive accessors instead of trusting the types.
  */
-import { child, duplicate, index, invalid, keptWarning, key, required, forbidden, type Cause } from '../../src/field.js';
-import { labelValue, qualifiedName } from '../../src/checks/names.js';
-import { addCause, addWarning, recordWarning, storedObject, type RuleContext } from '../../src/rule.js';
-import { isRecord } from '../../src/is.js';
+import { child, duplicate, index, key, required, forbidden, type Cause } from '../../src/engine/field.js';
+import { checkLabels } from '../../src/engine/metadata.js';
+import { addCause, addWarning, type RuleContext } from '../../src/engine/rule.js';
+import { addUnlessStored } from '../../src/engine/ratchet.js';
+import { isRecord } from '../../src/util/is.js';
 import { INT32_MAX, INT32_MIN } from './schema.js';
+import { FieldPath } from '../../src/engine/path.js';
 
 export { child, index, key, isRecord };
 
@@ -23,15 +25,7 @@ export const isInt32 = (v: unknown): v is number => isInt(v) && v >= INT32_MIN &
 export const add = addCause;
 export { addWarning };
 
-/**
- * For a check that depends on one value alone: on an UPDATE that leaves that value as stored,
- * the cause is a warning, as the schema pass ratchets unchanged values (see checkSchema).
- */
-export const addUnlessStored = (ctx: RuleContext, cause: Cause, value: unknown, storedValue: (old: Record<string, unknown>) => unknown): void => {
-  const stored = storedObject(ctx);
-  if (stored && storedValue(stored) === value) recordWarning(ctx, keptWarning(cause));
-  else addCause(ctx, cause);
-};
+export { addUnlessStored };
 
 /**
  * Reports every item whose key was already seen, at the later item. Missing keys
@@ -48,7 +42,7 @@ export function checkUnique<T>(ctx: RuleContext, items: readonly T[], keyOf: (it
  * changes nothing and neither the spec nor Karmada forbids one. Items without a key (undefined
  * or '') are skipped: those are the schema's or a rule's to report.
  */
-export function warnRepeats<T>(ctx: RuleContext, items: readonly T[], path: string, keyOf: (item: T) => string | undefined, describe: (item: T) => string): void {
+export function warnRepeats<T>(ctx: RuleContext, items: readonly T[], path: FieldPath, keyOf: (item: T) => string | undefined, describe: (item: T) => string): void {
   forEachRepeat(items, keyOf, (item, i, first) => addWarning(ctx, index(path, i), `${index(path, i)}: ${describe(item)} is already listed at ${index(path, first)}`));
 }
 
@@ -140,29 +134,20 @@ export const judgedSpec = (object: unknown, ctx: RuleContext): Record<string, un
   record(record(ctx.subResource === 'status' && isRecord(ctx.oldObject) ? ctx.oldObject : object).spec);
 
 /** Condition lists are maps keyed by `type`: a type may appear once. */
-export function checkConditions(ctx: RuleContext, conditions: unknown, path: string): void {
+export function checkConditions(ctx: RuleContext, conditions: unknown, path: FieldPath): void {
   checkUnique(ctx, list(conditions), (c) => record(c).type, (c, i) => duplicate(child(index(path, i), 'type'), record(c).type));
 }
 
-export function checkLabelSelector(ctx: RuleContext, selector: unknown, path: string): void {
+export function checkLabelSelector(ctx: RuleContext, selector: unknown, path: FieldPath): void {
   const s = record(selector);
-  const matchLabels = record(s.matchLabels);
-  for (const k of Object.keys(matchLabels)) {
-    const v = matchLabels[k];
-    const keyProblem = qualifiedName(k);
-    if (keyProblem) add(ctx, invalid(child(path, 'matchLabels'), k, keyProblem));
-    if (isString(v)) {
-      const valueProblem = labelValue(v);
-      if (valueProblem) add(ctx, invalid(key(child(path, 'matchLabels'), k), v, valueProblem));
-    }
-  }
+  checkLabels(ctx, record(s.matchLabels), child(path, 'matchLabels'));
   list(s.matchExpressions).forEach((expr, i) => {
     checkRequirementValues(ctx, expr, index(child(path, 'matchExpressions'), i));
   });
 }
 
 /** In/NotIn need values; Exists/DoesNotExist must have none (as for node and label selectors). */
-export function checkRequirementValues(ctx: RuleContext, requirement: unknown, path: string): void {
+export function checkRequirementValues(ctx: RuleContext, requirement: unknown, path: FieldPath): void {
   const r = record(requirement);
   const values = list(r.values);
   if ((r.operator === 'In' || r.operator === 'NotIn') && values.length === 0) {
@@ -173,7 +158,7 @@ export function checkRequirementValues(ctx: RuleContext, requirement: unknown, p
   }
 }
 
-export function checkClusterAffinity(ctx: RuleContext, affinity: unknown, path: string): void {
+export function checkClusterAffinity(ctx: RuleContext, affinity: unknown, path: FieldPath): void {
   const a = record(affinity);
   const fieldSelector = record(a.fieldSelector);
   list(fieldSelector.matchExpressions).forEach((expr, i) => {
@@ -185,7 +170,7 @@ export function checkClusterAffinity(ctx: RuleContext, affinity: unknown, path: 
 }
 
 /** Taints are unique by key and effect. */
-export function checkTaintsUnique(ctx: RuleContext, taints: unknown, path: string): void {
+export function checkTaintsUnique(ctx: RuleContext, taints: unknown, path: FieldPath): void {
   checkUnique(
     ctx,
     list(taints),

@@ -4,8 +4,8 @@
  * object's dependants by it. The label is not protected: removed on an UPDATE that is mutated,
  * it gets a new UUID.
  */
-import type { DefaultContext } from '../../src/rule.js';
-import { isRecord } from '../../src/is.js';
+import type { DefaultContext } from '../../src/engine/rule.js';
+import { isRecord } from '../../src/util/is.js';
 
 /**
  * The object's permanent id once defaulted: the label's value, or a new UUID written into the

@@ -6,9 +6,10 @@
  * Karmada to the letter, quirks included: a Work that differs from what they compute is written
  * again and again.
  */
-import { child, index, invalid, key, required, type Cause } from '../../src/field.js';
-import { isRecord } from '../../src/is.js';
-import type { DefaultContext } from '../../src/rule.js';
+import { child, index, invalid, key, required, type Cause } from '../../src/engine/field.js';
+import { isRecord } from '../../src/util/is.js';
+import type { DefaultContext } from '../../src/engine/rule.js';
+import { FieldPath } from '../../src/engine/path.js';
 
 export const WORK_PERMANENT_ID_LABEL = 'work.karmada.io/permanent-id';
 export const MANAGED_ANNOTATIONS = 'resourcetemplate.karmada.io/managed-annotations';
@@ -91,7 +92,8 @@ export function checkPrunedFields(manifest: Record<string, unknown>, k: number, 
   }
 }
 
-const manifestPath = (k: number): string => index('spec.workload.manifests', k);
+const MANIFESTS = FieldPath.of('spec', 'workload', 'manifests');
+const manifestPath = (k: number): FieldPath => index(MANIFESTS, k);
 
 /** Whether a value is absent, null, or an object whose values are strings (or null, which Go reads as ""). */
 function isStringMap(value: unknown): boolean {
@@ -105,7 +107,7 @@ function isStringMap(value: unknown): boolean {
 }
 
 /** Each way a value is not a string map (see isStringMap). */
-function checkStringMap(value: unknown, path: string, report: Report): void {
+function checkStringMap(value: unknown, path: FieldPath, report: Report): void {
   if (value == null) return;
   if (!isRecord(value)) {
     report(invalid(path, value, 'must be an object'));
@@ -118,12 +120,12 @@ function checkStringMap(value: unknown, path: string, report: Report): void {
 }
 
 /** An object, or null or absent: a nested object the pruning walks through. */
-function objectOrNothing(value: unknown, path: string, report: Report): value is Record<string, unknown> {
+function objectOrNothing(value: unknown, path: FieldPath, report: Report): value is Record<string, unknown> {
   if (value != null && !isRecord(value)) report(invalid(path, value, 'must be an object'));
   return isRecord(value);
 }
 
-function checkJob(spec: unknown, path: string, report: Report): void {
+function checkJob(spec: unknown, path: FieldPath, report: Report): void {
   if (!objectOrNothing(spec, path, report)) return;
   if (spec.manualSelector != null && typeof spec.manualSelector !== 'boolean') report(invalid(child(path, 'manualSelector'), spec.manualSelector, 'must be a boolean'));
   const selectorPath = child(path, 'selector');

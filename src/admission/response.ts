@@ -1,8 +1,8 @@
 /** The one place that shapes admission responses (without the uid, which review() adds). */
-import { aggregate, renderValue, type Cause } from '../field.js';
-import type { PatchOperation } from '../defaults.js';
+import { aggregate, renderValue, type Cause } from '../engine/field.js';
+import type { PatchOperation } from '../engine/defaults.js';
 import type { AdmissionResponse } from './types.js';
-import { MORE_CAUSES } from '../rule.js';
+import { MORE_CAUSES } from '../engine/rule.js';
 
 type Response = Omit<AdmissionResponse, 'uid'>;
 

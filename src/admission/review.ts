@@ -3,15 +3,16 @@
  * decode → identify the kind → validate or default → response. It never throws:
  * input it cannot use gets `allowed: false` with code 400, a bug gets 500.
  */
-import { validate } from '../validate.js';
-import { mutation } from '../defaults.js';
-import { DEFAULT_GROUP_DOMAIN, apiGroup, rulesFor, supportedKinds } from '../../rules/index.js';
-import { ContextUnavailableError, OPERATIONS, pickRuleOptions, type KindRules, type Lookups, type MaybePromise, type Operation, type RuleOptions } from '../rule.js';
-import type { ValidationResult } from '../validate.js';
+import { judgeDelete as judgeDeletion } from '../engine/validate.js';
+import { mutationOf } from '../engine/defaults.js';
+import { validateKind } from '../decode/object.js';
+import { apiGroup, rulesFor, supportedKinds } from '../../rules/index.js';
+import { ContextUnavailableError, OPERATIONS, pickRuleOptions, type KindRules, type Lookups, type MaybePromise, type Operation, type RuleOptions } from '../engine/rule.js';
+import type { ValidationResult } from '../engine/validate.js';
 import { allowed, errored, forbidden, invalid, patched } from './response.js';
-import { DELETION_PROTECTED_MESSAGE } from '../deletion-protection.js';
+import { DELETION_PROTECTED_MESSAGE } from '../engine/deletion-protection.js';
 import type { AdmissionRequest, AdmissionResponse, AdmissionReview } from './types.js';
-import { isRecord } from '../is.js';
+import { isRecord } from '../util/is.js';
 
 export type { AdmissionRequest, AdmissionResponse, AdmissionReview } from './types.js';
 
@@ -133,7 +134,6 @@ function decode(input: unknown, options: ReviewOptions): Decoded | { error: stri
 
   const kindName = requestKind ?? object.kind;
   const rules = rulesFor(kindName);
-  const groupDomain = options.groupDomain ?? DEFAULT_GROUP_DOMAIN;
   if (!rules) {
     return { error: `kind ${shown(kindName)} is not served by fleetgate; served kinds: ${supportedKinds.join(', ')}` };
   }
@@ -141,8 +141,8 @@ function decode(input: unknown, options: ReviewOptions): Decoded | { error: stri
     return { error: `this endpoint serves ${options.kind}, but the request is for ${rules.kind}` };
   }
   const group = isRecord(request.kind) ? request.kind.group : undefined;
-  if (typeof group === 'string' && group !== apiGroup(rules, groupDomain)) {
-    return { error: `group ${shown(group)} is not served: ${rules.kind} is served in group ${apiGroup(rules, groupDomain)}` };
+  if (typeof group === 'string' && group !== apiGroup(rules, options.groupDomain)) {
+    return { error: `group ${shown(group)} is not served: ${rules.kind} is served in group ${apiGroup(rules, options.groupDomain)}` };
   }
   // The kind's rules would judge an object of another kind, and blame it for what it is not.
   if (requestKind !== undefined && object.kind !== requestKind) {
@@ -159,7 +159,7 @@ function decode(input: unknown, options: ReviewOptions): Decoded | { error: stri
  */
 function judgeDelete(request: AdmissionRequest, stored: Record<string, unknown> | undefined): Omit<AdmissionResponse, 'uid'> {
   if (!stored) return allowed();
-  const result = validate(undefined, { operation: 'DELETE', oldObject: stored });
+  const result = judgeDeletion(stored);
   if (result.allowed) return allowed();
   const metadata = isRecord(stored.metadata) ? stored.metadata : {};
   const name = typeof metadata.name === 'string' ? metadata.name : typeof request.name === 'string' ? request.name : '';
@@ -190,12 +190,12 @@ function decide(decoded: Decoded, options: ReviewOptions): MaybePromise<Omit<Adm
   const name = () => (isRecord(object.metadata) && typeof object.metadata.name === 'string' ? object.metadata.name : typeof request.name === 'string' ? request.name : '');
   if (options.mode === 'mutate') {
     // The patch applies to the object the API server holds, not to the one with the request's namespace filled in.
-    const { patch, causes, truncated } = mutation(request.object, { operation, subResource, now: options.now, uuid: options.uuid });
-    if (causes) return invalid(rules.kind, apiGroup(rules, options.groupDomain ?? DEFAULT_GROUP_DOMAIN), name(), causes, truncated);
+    const { patch, causes, truncated } = mutationOf(rules, request.object, { operation, subResource, now: options.now, uuid: options.uuid });
+    if (causes) return invalid(rules.kind, apiGroup(rules, options.groupDomain), name(), causes, truncated);
     return patch.length ? patched(patch) : allowed();
   }
 
-  const result = validate(object, {
+  const result = validateKind(rules, object, {
     operation,
     oldObject,
     subResource,
@@ -204,7 +204,7 @@ function decide(decoded: Decoded, options: ReviewOptions): MaybePromise<Omit<Adm
     ...pickRuleOptions(options),
   });
   const respond = (r: ValidationResult) => {
-    const response = r.allowed ? allowed() : invalid(rules.kind, apiGroup(rules, options.groupDomain ?? DEFAULT_GROUP_DOMAIN), name(), r.causes, r.truncated);
+    const response = r.allowed ? allowed() : invalid(rules.kind, apiGroup(rules, options.groupDomain), name(), r.causes, r.truncated);
     return r.warnings.length ? { ...response, warnings: r.warnings } : response;
   };
   return result instanceof Promise ? result.then(respond) : respond(result);

@@ -1,5 +1,5 @@
 /** The admission.k8s.io AdmissionReview shapes (v1 and v1beta1 are field-identical). */
-import type { Operation } from '../rule.js';
+import type { Operation } from '../engine/rule.js';
 
 export interface GroupVersionKind {
   group: string;

@@ -4,7 +4,11 @@
  * then the request's fieldValidation for unknown and duplicate fields. Every verdict is the
  * library's; this module only turns it into HTTP's words.
  */
-import { applyDefaults, validate, type Lookups, type Operation, type RuleOptions } from '../index.js';
+import type { Lookups, Operation, RuleOptions } from '../index.js';
+import { validateKind } from '../decode/object.js';
+import { defaultObject } from '../engine/defaults.js';
+import { invalid as invalidValue } from '../engine/field.js';
+import { FieldPath } from '../engine/path.js';
 import { pruneUnknownFields } from './prune.js';
 import { badRequest, invalid, type ApiError } from './status.js';
 import type { ApiResource as Resource } from './resources.js';
@@ -42,10 +46,20 @@ export interface Admitted {
 /** The library's words for a field the schema does not know: kube-apiserver's too. */
 const UNKNOWN_FIELD = /^unknown field "(.*)"$/s;
 
+/**
+ * Admits a write to `resource`: the engine judges it by the kind's rules the resource carries
+ * (looked up once, when the resources were built), so nothing here asks the registry again.
+ */
 export async function admit(resource: Resource, request: AdmissionRequest, context: AdmissionContext): Promise<Admitted> {
   const { operation, subResource } = request;
-  const object = subResource ? request.object : (applyDefaults(request.object, { operation }).object as JsonObject);
-  const result = await validate(object, {
+  const { rules } = resource;
+  // A patch may rewrite `kind`; the custom resource strategy refuses that before anything else
+  // (apiextensions' customResourceValidator.ValidateTypeMeta), as must the rules of the URL's kind.
+  if (request.object.kind !== resource.kind) {
+    throw invalid({ group: resource.group, kind: resource.kind }, nameOf(request.object), [invalidValue(KIND, request.object.kind ?? '', `must be ${resource.kind}`)]);
+  }
+  const object = subResource ? request.object : defaultObject(rules, request.object, { operation }).object;
+  const result = await validateKind(rules, object, {
     operation,
     oldObject: request.oldObject,
     subResource,
@@ -62,13 +76,16 @@ export async function admit(resource: Resource, request: AdmissionRequest, conte
   // A strict-decoding error is found while decoding, before admission: it is the answer.
   if (request.fieldValidation === 'Strict' && strictProblems.length) throw request.strictFailure(`strict decoding error: ${strictProblems.join(', ')}`);
   if (!result.allowed) {
-    const name = typeof (object.metadata as JsonObject | undefined)?.name === 'string' ? ((object.metadata as JsonObject).name as string) : '';
-    throw invalid({ group: resource.group, kind: resource.kind }, name, result.causes, result.truncated ? 'and more causes, not listed' : undefined);
+    throw invalid({ group: resource.group, kind: resource.kind }, nameOf(object), result.causes, result.truncated ? 'and more causes, not listed' : undefined);
   }
   if (unknown.length) pruneUnknownFields(object, resource.schema);
   if (request.fieldValidation === 'Warn') warnings.push(...strictProblems);
   return { object, warnings };
 }
+
+const KIND = FieldPath.root.child('kind');
+
+const nameOf = (object: JsonObject): string => (typeof (object.metadata as JsonObject | undefined)?.name === 'string' ? ((object.metadata as JsonObject).name as string) : '');
 
 /** The 400 a create or update gets for a strict-decoding error. */
 export const cannotBeHandled = (resource: Resource) => (problems: string): ApiError =>

@@ -7,7 +7,8 @@
 import Koa from 'koa';
 import Router from '@koa/router';
 import type { Logger } from 'pino';
-import { DEFAULT_GROUP_DOMAIN, type Lookups, type RuleOptions } from '../index.js';
+import type { Lookups, RuleOptions } from '../index.js';
+import { groupDomainOf } from '../engine/rule.js';
 import type { Storage } from './storage/index.js';
 import { apiResources, type ApiResource as Resource } from './resources.js';
 import { collectionPrefix } from './keys.js';
@@ -64,7 +65,7 @@ export interface ApiServerApp {
 }
 
 export function createApiServerApp(options: ApiServerAppOptions): ApiServerApp {
-  const groupDomain = options.groupDomain ?? DEFAULT_GROUP_DOMAIN;
+  const groupDomain = groupDomainOf(options.groupDomain);
   const resources = apiResources(groupDomain);
   const limit = options.maxBodyBytes ?? MAX_REQUEST_BYTES;
   const logger = options.logger;

@@ -9,7 +9,7 @@
  * kubectl, Flux and Argo CD send JSON: that is read with JSON.parse, YAML with the `yaml` package.
  */
 import { LineCounter, isScalar, parseAllDocuments, visit } from 'yaml';
-import { KUBECTL_YAML } from '../yaml.js';
+import { KUBECTL_YAML } from '../input/yaml.js';
 import { checkDepth, repeatedKeys, type RepeatedKey } from './body.js';
 import { goQuote } from './apply/go-text.js';
 import { badRequest } from './status.js';

@@ -24,7 +24,6 @@ import { objectKey } from './keys.js';
 import { copyJson, isRecordValue, type JsonObject } from './json.js';
 import { apply, keepTimesOfUnchangedObject, managedFieldsShapeError, trackUpdate, type KindInfo } from './apply/index.js';
 import { topologyOf } from './apply/topology.js';
-import { rulesFor } from '../../rules/index.js';
 
 export interface WriteRequest {
   dryRun: boolean;
@@ -116,8 +115,7 @@ export class Registry {
   ) {
     this.storage = options.storage;
     this.now = options.now ?? (() => new Date());
-    const rules = rulesFor(resource.kind);
-    this.kindInfo = { apiVersion: resource.groupVersion, kind: resource.kind, topology: topologyOf(resource.schema), statusSubresource: rules?.statusSubresource ?? true };
+    this.kindInfo = { apiVersion: resource.groupVersion, kind: resource.kind, topology: topologyOf(resource.schema), statusSubresource: resource.rules.statusSubresource };
   }
 
   get storageBackend(): Storage {

@@ -3,7 +3,8 @@
  * reads them (apimachinery `meta/v1/validation`: ValidateCreateOptions, ValidateUpdateOptions,
  * ValidatePatchOptions, ValidateDeleteOptions). A bad option is a 422 on the options kind, as there.
  */
-import type { Cause } from '../index.js';
+import { notSupported, type Cause } from '../engine/field.js';
+import { FieldPath } from '../engine/path.js';
 import { fieldValidationOf, type FieldValidation } from './admission.js';
 import { invalid, type ApiError } from './status.js';
 import { fieldManagerCauses, managerOrUserAgent, patchOptionsCauses } from './apply/index.js';
@@ -23,14 +24,13 @@ const params = (query: Query, name: string): string[] => {
 
 const optionsError = (kind: string, causes: Cause[]): ApiError => invalid({ group: 'meta.k8s.io', kind }, '', causes);
 
-const notSupported = (field: string, value: string, supported: string[]): Cause => ({
-  type: 'FieldValueNotSupported',
-  field,
-  message: `Unsupported value: ${JSON.stringify(value)}: supported values: ${supported.map((s) => JSON.stringify(s)).join(', ')}`,
-});
+const DRY_RUN = FieldPath.root.child('dryRun');
+const FIELD_VALIDATION = FieldPath.root.child('fieldValidation');
+const DRY_RUN_VALUES: readonly string[] = ['All'];
+const FIELD_VALIDATION_VALUES: readonly string[] = ['', 'Ignore', 'Strict', 'Warn'];
 
 function dryRunCauses(values: readonly unknown[]): Cause[] {
-  return values.filter((v) => v !== 'All').map((v) => notSupported('dryRun', String(v), ['All']));
+  return values.filter((v) => v !== 'All').map((v) => notSupported(DRY_RUN, String(v), DRY_RUN_VALUES));
 }
 
 export interface WriteOptions {
@@ -58,7 +58,7 @@ export function writeOptions(kind: 'CreateOptions' | 'UpdateOptions' | 'PatchOpt
       ? patchOptionsCauses({ patchType: patchMediaType ?? '', ...(manager !== undefined ? { fieldManager: manager } : {}), forceGiven: force !== undefined })
       : fieldManagerCauses(manager ?? '');
   causes.push(...dryRunCauses(dryRun));
-  if (!fieldValidation) causes.push(notSupported('fieldValidation', validation!, ['', 'Ignore', 'Strict', 'Warn']));
+  if (!fieldValidation) causes.push(notSupported(FIELD_VALIDATION, validation!, FIELD_VALIDATION_VALUES));
   if (causes.length) throw optionsError(kind, causes);
   return {
     dryRun: dryRun.length > 0,
@@ -76,7 +76,8 @@ export interface DeleteOptions {
   ignoreStoreReadError: boolean;
 }
 
-const PROPAGATION_POLICIES = ['Orphan', 'Background', 'Foreground'];
+const PROPAGATION_POLICIES: readonly string[] = ['Orphan', 'Background', 'Foreground'];
+const PROPAGATION_POLICY = FieldPath.root.child('propagationPolicy');
 
 /**
  * DeleteOptions from the body when there is one, else from the query (apiserver `handlers/delete.go`).
@@ -88,7 +89,7 @@ export function deleteOptions(body: unknown, query: Query, ignoreStoreReadErrorP
   const dryRun = Array.isArray(source.dryRun) ? (source.dryRun as unknown[]) : source.dryRun === undefined ? [] : [source.dryRun];
   causes.push(...dryRunCauses(dryRun));
   const policy = source.propagationPolicy;
-  if (policy !== undefined && policy !== null && !PROPAGATION_POLICIES.includes(String(policy))) causes.push(notSupported('propagationPolicy', String(policy), PROPAGATION_POLICIES));
+  if (policy !== undefined && policy !== null && !PROPAGATION_POLICIES.includes(String(policy))) causes.push(notSupported(PROPAGATION_POLICY, String(policy), PROPAGATION_POLICIES));
   if (policy != null && source.orphanDependents != null) {
     causes.push({ type: 'FieldValueInvalid', field: 'propagationPolicy', message: `Invalid value: ${JSON.stringify(String(policy))}: orphanDependents and deletionPropagation cannot be both set` });
   }

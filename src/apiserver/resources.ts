@@ -11,6 +11,7 @@
  * from its aggregated API servers (karmada-aggregated-apiserver, karmada-search) with Go types.
  */
 import { kindsFor, ruleModules, type KindInfo } from '../../rules/index.js';
+import type { KindRules } from '../engine/rule.js';
 import type { TSchema } from '@sinclair/typebox';
 
 /** How Karmada serves the kind; it decides the Table columns and which field labels a selector may use. */
@@ -37,6 +38,11 @@ export interface ApiResource {
   ignoreStoreReadErrorParameter: boolean;
   /** The kind's object schema, as the library validates it. */
   schema: TSchema;
+  /**
+   * The kind's rules, looked up in the registry once, here, where a request's URL is decoded into
+   * its resource: admission hands them to the engine, which knows no registry.
+   */
+  rules: KindRules;
 }
 
 /** The verbs of every resource: the CRD discovery controller's list, in its order. */
@@ -82,14 +88,14 @@ export function apiResources(groupDomain?: string): readonly ApiResource[] {
   const key = groupDomain ?? '';
   let resources = cache.get(key);
   if (resources === undefined) {
-    const schemas = new Map(ruleModules.map((r) => [r.kind, r.schema]));
-    resources = kindsFor(groupDomain).map((info) => toResource(info, schemas.get(info.kind)!));
+    const rules = new Map(ruleModules.map((r) => [r.kind, r]));
+    resources = kindsFor(groupDomain).map((info) => toResource(info, rules.get(info.kind)!));
     cache.set(key, resources);
   }
   return resources;
 }
 
-function toResource(info: KindInfo, schema: TSchema): ApiResource {
+function toResource(info: KindInfo, rules: KindRules): ApiResource {
   const names = NAMES[info.kind];
   if (names === undefined) throw new Error(`no API names for kind ${info.kind}: add it to NAMES in resources.ts`);
   return {
@@ -105,7 +111,8 @@ function toResource(info: KindInfo, schema: TSchema): ApiResource {
     categories: names.categories ?? [],
     servedBy: names.servedBy ?? 'crd',
     ignoreStoreReadErrorParameter: names.ignoreStoreReadErrorParameter ?? false,
-    schema,
+    schema: rules.schema,
+    rules,
   };
 }
 

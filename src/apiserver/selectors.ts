@@ -15,6 +15,7 @@
  */
 import { aggregate, type Cause } from '../index.js';
 import { goQuote } from './go-text.js';
+import { labelValueErrors, qualifiedNameErrors } from '../checks/names.js';
 import type { ApiResource } from './resources.js';
 
 export type LabelOperator = 'in' | 'notin' | '=' | '==' | '!=' | 'exists' | '!' | 'gt' | 'lt';
@@ -305,49 +306,7 @@ function newRequirement(key: string, operator: LabelOperator, values: string[]):
   return { key, operator, values };
 }
 
-// --- apimachinery's util/validation, as the selector parser words it ---
-
-const QUALIFIED_NAME = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
-const QUALIFIED_NAME_FORMAT = "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')";
-const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
-const DNS1123_SUBDOMAIN_FORMAT =
-  "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
-const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
-const LABEL_VALUE_FORMAT =
-  "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')";
-const maxLen = (n: number) => `must be no more than ${n} characters`;
-/** Go's len(): bytes of the UTF-8 text. */
-const byteLength = (s: string) => Buffer.byteLength(s, 'utf8');
-
-/** validation.IsQualifiedName. */
-export function qualifiedNameErrors(value: string): string[] {
-  const errors: string[] = [];
-  const parts = value.split('/');
-  if (parts.length > 2) {
-    return [`a qualified name ${QUALIFIED_NAME_FORMAT} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')`];
-  }
-  const name = parts.length === 2 ? parts[1]! : parts[0]!;
-  if (parts.length === 2) {
-    const prefix = parts[0]!;
-    if (prefix === '') errors.push('prefix part must be non-empty');
-    else {
-      if (byteLength(prefix) > 253) errors.push(`prefix part ${maxLen(253)}`);
-      if (!DNS1123_SUBDOMAIN.test(prefix)) errors.push(`prefix part ${DNS1123_SUBDOMAIN_FORMAT}`);
-    }
-  }
-  if (name === '') errors.push('name part must be non-empty');
-  else if (byteLength(name) > 63) errors.push(`name part ${maxLen(63)}`);
-  if (!QUALIFIED_NAME.test(name)) errors.push(`name part ${QUALIFIED_NAME_FORMAT}`);
-  return errors;
-}
-
-/** validation.IsValidLabelValue. */
-export function labelValueErrors(value: string): string[] {
-  const errors: string[] = [];
-  if (byteLength(value) > 63) errors.push(maxLen(63));
-  if (!LABEL_VALUE.test(value)) errors.push(LABEL_VALUE_FORMAT);
-  return errors;
-}
+export { labelValueErrors, qualifiedNameErrors };
 
 // --- field selectors ---
 

@@ -7,7 +7,8 @@ import { createServer as createHttpsServer, type Server as HttpsServer } from 'n
 import type { Server as HttpServer } from 'node:http';
 import { pino, type Logger } from 'pino';
 import type Router from '@koa/router';
-import { DEFAULT_GROUP_DOMAIN, type RuleOptions } from '../index.js';
+import type { RuleOptions } from '../index.js';
+import { groupDomainOf } from '../engine/rule.js';
 import { createProbeServer, listen, reloadCertificatesOnChange, secureContext, tlsFiles, trackRequests, type TlsOptions } from '../server/https.js';
 import type { Storage } from './storage/index.js';
 import { createApiServerApp } from './app.js';
@@ -58,7 +59,7 @@ const KEEP_ALIVE_TIMEOUT_MS = 95_000;
 export async function serveApi(options: ApiServerOptions): Promise<RunningApiServer> {
   const log = options.logger ?? pino({ level: 'info' });
   const host = options.bindAddress ?? DEFAULT_BIND_ADDRESS;
-  const groupDomain = options.groupDomain ?? DEFAULT_GROUP_DOMAIN;
+  const groupDomain = groupDomainOf(options.groupDomain);
   // Everything that can fail on bad input is checked before anything listens.
   const tokens = options.tokenAuthFile ? readTokenFile(options.tokenAuthFile) : undefined;
   const authenticated = Boolean(tokens || options.clientCaFile);

@@ -11,7 +11,7 @@
  * or refuses what robfig runs (a day of month no listed month has, an item repeated in a list).
  * test/checks/cron-robfig.test.ts holds all of this to robfig's own parser.
  */
-import { lazyRequire } from '../lazy.js';
+import { lazyRequire } from '../util/lazy.js';
 import { memoizeVerdict } from './memo.js';
 
 const cronParser = lazyRequire<typeof import('cron-parser')>('cron-parser');

@@ -8,7 +8,7 @@
 import { isIP } from 'node:net';
 import { dns1123Subdomain } from './names.js';
 import { memoizeVerdict } from './memo.js';
-import { shortText } from '../field.js';
+import { shortText } from '../engine/field.js';
 
 export interface HostPort {
   /** Without brackets. */

@@ -4,9 +4,9 @@
  * with 5.1's lenient string escapes) and must define the global function the member is
  * for, taking the parameters the control plane passes.
  */
-import { lazyRequire } from '../lazy.js';
+import { lazyRequire } from '../util/lazy.js';
 import { ownCopy } from './memo.js';
-import { lineAndColumn } from '../line-column.js';
+import { lineAndColumn } from '../util/line-column.js';
 import { gopherLuaProblem, mayBeRefusedByGopherLua, shebangProblem, type DetailedChunk, type LuaNode, type LuaProblem } from './gopher-lua.js';
 
 const luaparse = lazyRequire<typeof import('luaparse')>('luaparse');

@@ -21,6 +21,14 @@ const QUALIFIED_NAME_MAX = 253 + 1 + 63;
 
 const maxLen = (n: number) => `must be no more than ${n} characters`;
 
+const QUALIFIED_NAME_FORMAT =
+  "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')";
+const QUALIFIED_NAME_SHAPE = `a qualified name ${QUALIFIED_NAME_FORMAT} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')`;
+const DNS1123_SUBDOMAIN_FORMAT =
+  "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
+const LABEL_VALUE_FORMAT =
+  "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')";
+
 export const dns1123Label = memoizeVerdict(dns1123LabelProblem, { longestKey: 63 });
 
 function dns1123LabelProblem(value: string): string | undefined {
@@ -42,9 +50,7 @@ function dns1123SubdomainProblem(value: string): string | undefined {
   const problems: string[] = [];
   if (value.length > 253) problems.push(maxLen(253));
   if (!DNS1123_SUBDOMAIN.test(value)) {
-    problems.push(
-      "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')",
-    );
+    problems.push(DNS1123_SUBDOMAIN_FORMAT);
   }
   return problems.length ? problems.join('; ') : undefined;
 }
@@ -102,15 +108,13 @@ function qualifiedNameProblem(value: string): string | undefined {
       if (p) problems.push(`prefix part ${p}`);
     }
   } else {
-    return "a qualified name must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')";
+    return QUALIFIED_NAME_SHAPE;
   }
   if (name.length === 0) problems.push('name part must be non-empty');
   else {
     if (name.length > 63) problems.push(`name part ${maxLen(63)}`);
     if (!QUALIFIED_NAME_PART.test(name)) {
-      problems.push(
-        "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')",
-      );
+      problems.push(`name part ${QUALIFIED_NAME_FORMAT}`);
     }
   }
   return problems.length ? problems.join('; ') : undefined;
@@ -123,11 +127,44 @@ function labelValueProblem(value: string): string | undefined {
   const problems: string[] = [];
   if (value.length > 63) problems.push(maxLen(63));
   if (!LABEL_VALUE.test(value)) {
-    problems.push(
-      "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')",
-    );
+    problems.push(LABEL_VALUE_FORMAT);
   }
   return problems.length ? problems.join('; ') : undefined;
+}
+
+/** Go's len(): bytes of the UTF-8 text. */
+const byteLength = (s: string) => Buffer.byteLength(s, 'utf8');
+
+/**
+ * validation.IsQualifiedName as a list, each message on its own, as Go returns it: what the
+ * API server's label selector parser joins into its errors. (qualifiedName above, which the
+ * rules use, words an empty name part without the regex's message: both are tested as they are.)
+ */
+export function qualifiedNameErrors(value: string): string[] {
+  const errors: string[] = [];
+  const parts = value.split('/');
+  if (parts.length > 2) return [QUALIFIED_NAME_SHAPE];
+  const name = parts.length === 2 ? parts[1]! : parts[0]!;
+  if (parts.length === 2) {
+    const prefix = parts[0]!;
+    if (prefix === '') errors.push('prefix part must be non-empty');
+    else {
+      if (byteLength(prefix) > 253) errors.push(`prefix part ${maxLen(253)}`);
+      if (!DNS1123_SUBDOMAIN.test(prefix)) errors.push(`prefix part ${DNS1123_SUBDOMAIN_FORMAT}`);
+    }
+  }
+  if (name === '') errors.push('name part must be non-empty');
+  else if (byteLength(name) > 63) errors.push(`name part ${maxLen(63)}`);
+  if (!QUALIFIED_NAME_PART.test(name)) errors.push(`name part ${QUALIFIED_NAME_FORMAT}`);
+  return errors;
+}
+
+/** validation.IsValidLabelValue as a list (see qualifiedNameErrors). */
+export function labelValueErrors(value: string): string[] {
+  const errors: string[] = [];
+  if (byteLength(value) > 63) errors.push(maxLen(63));
+  if (!LABEL_VALUE.test(value)) errors.push(LABEL_VALUE_FORMAT);
+  return errors;
 }
 
 /** Names that appear as one URL path segment (the API server's minimum for any object name). */

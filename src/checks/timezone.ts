@@ -3,9 +3,9 @@
  * zone or link of the IANA database (the `tzdata` package), in its spelling, that luxon
  * (the runtime's ICU data) can also use.
  */
-import { lazyRequire } from '../lazy.js';
+import { lazyRequire } from '../util/lazy.js';
 import { memoizeVerdict } from './memo.js';
-import { shortText } from '../field.js';
+import { shortText } from '../engine/field.js';
 
 // The CommonJS build: cron-parser loads that one too, so the process holds one luxon, not two.
 const luxon = lazyRequire<typeof import('luxon')>('luxon');

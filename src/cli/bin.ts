@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { main } from './main.js';
-import { readStdin } from '../manifest-text.js';
+import { readStdin } from '../input/text.js';
 import type { RunningService } from './io.js';
 
 const SHUTDOWN_GRACE_MS = 30_000;

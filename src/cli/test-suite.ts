@@ -1,20 +1,24 @@
 /**
  * The policy test-suite format of `fleetgate test` (documented for authors in
- * test/policies/README.md): finding `fleetgate-test.yaml` files, checking them key by
- * key with file:line:column for every mistake, and loading what their cases refer to
- * (object files, JSON Patches, context files) so that running a case needs no I/O.
+ * test/policies/README.md): finding `fleetgate-test.yaml` files, checking each against the
+ * suite schema (suite/schema.ts, through ajv) and the rules a schema cannot state, with
+ * file:line:column for every mistake, and loading what their cases refer to (object files, JSON
+ * Patches, context files) so that running a case needs no I/O.
  */
 import { readFileSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join } from 'node:path';
-import { LineCounter, isAlias, isMap, isScalar, isSeq, parseDocument, type Document, type Node, type Pair, type YAMLMap } from 'yaml';
+import { LineCounter, isAlias, isMap, isScalar, isSeq, parseDocument, type Document, type Node } from 'yaml';
+import type { ErrorObject } from 'ajv';
 import { applyPatch, type Operation as PatchOperation } from 'rfc6902';
 import { Pointer } from 'rfc6902/pointer.js';
 import type { CauseType, Lookups } from '../index.js';
-import { staticLookups } from '../server/context.js';
-import { MAX_EXPANDED_NODES, decodeManifest, expandsBeyond, formatProblem, ioMessage, isToolingDirectory, parseManifests, readObjects, walkFiles, type ReadProblem } from '../manifests.js';
-import { KUBECTL_YAML } from '../yaml.js';
-import { isRecord } from '../is.js';
-import { isCanonicalDateTime } from '../schema-formats.js';
+import { staticLookups } from '../lookups/static.js';
+import { MAX_EXPANDED_NODES, decodeManifest, expandsBeyond, formatProblem, ioMessage, isToolingDirectory, parseManifests, readObjects, walkFiles, type ReadProblem } from '../input/manifests.js';
+import { KUBECTL_YAML } from '../input/yaml.js';
+import { isRecord } from '../util/is.js';
+import { kindValidator } from '../schema/validators.js';
+import { CAUSE_TYPES, EXAMPLE_UUID, OPERATIONS, SUITE, SUITE_SCHEMA, type SchemaNode } from './suite/schema.js';
+import { caseLabel, caseName, describePlace, suiteProblems, type Step } from './suite/problems.js';
 
 export const SUITE_FILE_NAMES = ['fleetgate-test.yaml', 'fleetgate-test.yml'];
 
@@ -22,8 +26,7 @@ export const SUITE_FILE_NAMES = ['fleetgate-test.yaml', 'fleetgate-test.yml'];
  * The UUID every permanent-id label defaulted in a case gets unless the case sets `uuid`: the
  * webhook writes a random one, which no expected patch could name.
  */
-export const TEST_UUID = '00000000-0000-4000-8000-000000000000';
-const UUID_SHAPE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+export const TEST_UUID = EXAMPLE_UUID;
 
 export type { PatchOperation };
 export type TestOperation = 'CREATE' | 'UPDATE' | 'DELETE';
@@ -79,33 +82,21 @@ export function findSuites(paths: readonly string[], problems: ReadProblem[]): s
   return [...new Set(suites)];
 }
 
-const CAUSE_TYPES: Record<string, CauseType> = {
-  Required: 'FieldValueRequired',
-  Invalid: 'FieldValueInvalid',
-  Duplicate: 'FieldValueDuplicate',
-  NotSupported: 'FieldValueNotSupported',
-  Forbidden: 'FieldValueForbidden',
-  TooLong: 'FieldValueTooLong',
-  TooMany: 'FieldValueTooMany',
-};
-for (const t of Object.values(CAUSE_TYPES)) CAUSE_TYPES[t] = t;
-
-const OPERATIONS: readonly TestOperation[] = ['CREATE', 'UPDATE', 'DELETE'];
-const PATCH_OPS: Record<string, { required: string[]; optional: string[] }> = {
-  add: { required: ['path', 'value'], optional: [] },
-  replace: { required: ['path', 'value'], optional: [] },
-  test: { required: ['path', 'value'], optional: [] },
-  remove: { required: ['path'], optional: [] },
-  move: { required: ['path', 'from'], optional: [] },
-  copy: { required: ['path', 'from'], optional: [] },
+/** The keys each JSON Patch operation needs; it takes no other of path, value and from (RFC 6902 §4). */
+const PATCH_KEYS: Readonly<Record<string, readonly string[]>> = {
+  add: ['path', 'value'],
+  replace: ['path', 'value'],
+  test: ['path', 'value'],
+  remove: ['path'],
+  move: ['path', 'from'],
+  copy: ['path', 'from'],
 };
 
-const SUITE_KEYS = ['cases', 'description'];
-const CASE_KEYS = ['name', 'object', 'patch', 'operation', 'oldObject', 'subResource', 'context', 'strict', 'groupDomain', 'allowNoExecuteTaintPolicy', 'now', 'uuid', 'expect'];
-const EXPECT_KEYS = ['allowed', 'causes', 'warnings', 'defaults'];
-const CAUSE_KEYS = ['field', 'type', 'message'];
-
-const list = (keys: readonly string[]) => keys.join(', ');
+/** ajv's errors on a suite: the suite schema's validator is the build's, precompiled with the kinds' (or compiled from source, once). */
+function validateSuite(value: unknown): readonly ErrorObject[] {
+  const validate = kindValidator(SUITE);
+  return validate(value) ? [] : (validate.errors ?? []);
+}
 
 /**
  * Loads suites, caching the object and context files they share. Every problem is
@@ -192,31 +183,18 @@ function applyCasePatch(object: Record<string, unknown>, patch: readonly PatchOp
   return { object: doc, problems };
 }
 
-/** Thrown by a read that has already recorded its problem: the case (or field) it was in is given up. */
-class ValueRefused extends Error {}
-
-function refusedAsUndefined<T>(read: () => T): T | undefined {
-  try {
-    return read();
-  } catch (err) {
-    if (err instanceof ValueRefused) return undefined;
-    throw err;
-  }
-}
-
-/** A case's name as written, when it is a non-empty string; whatever else is wrong with the case. */
-function caseName(node: Node): string | undefined {
-  const name = isMap(node) ? node.get('name') : undefined;
-  return typeof name === 'string' && name !== '' ? name : undefined;
-}
-
-/** One suite file: its YAML tree walked key by key. */
+/** One suite file: its YAML read once, checked against the suite schema, then each case read. */
 class SuiteReader {
   private readonly lineCounter = new LineCounter();
   private readonly doc: Document.Parsed;
   /** Whether the text can hold an alias at all; without one no value needs its reading counted. */
   private readonly hasAliases: boolean;
   private readonly dir: string;
+  /** This file's problems, reported in the order of the file when it has been read. */
+  private readonly problems: { line?: number; column?: number; message: string }[] = [];
+  private suite: unknown;
+  /** Where the schema found problems, as place texts: a rule on a value there has nothing to add. */
+  private readonly schemaFound: string[] = [];
 
   constructor(
     private readonly file: string,
@@ -229,85 +207,44 @@ class SuiteReader {
     this.hasAliases = text.includes('*');
   }
 
-  private problem(node: Node | Pair | null | undefined, message: string): void {
-    const offset = node && 'range' in node && node.range ? node.range[0] : node && 'key' in node && isScalar(node.key) && node.key.range ? node.key.range[0] : undefined;
-    if (offset === undefined) {
-      this.loader.problems.push({ file: this.file, message });
-      return;
+  /** The YAML node at a place (its key's, for a value that is missing or `key:` with nothing after it). */
+  private nodeAt(place: readonly Step[], at: 'value' | 'key' = 'value'): Node | undefined {
+    let node = this.doc.contents as Node | null | undefined;
+    for (const [i, step] of place.entries()) {
+      if (isAlias(node)) node = node.resolve(this.doc) as Node | undefined;
+      if (isMap(node)) {
+        const pair = node.items.find((p) => isScalar(p.key) && p.key.value === step);
+        if (!pair) return node;
+        node = (i === place.length - 1 && at === 'key') || pair.value == null ? (pair.key as Node) : (pair.value as Node);
+      } else if (isSeq(node) && typeof step === 'number') {
+        const item = node.items[step] as Node | undefined;
+        if (!item) return node;
+        node = item;
+      } else return node ?? undefined;
     }
-    const pos = this.lineCounter.linePos(offset);
-    this.loader.problems.push({ file: this.file, line: pos.line, column: pos.col, message });
+    return node ?? undefined;
   }
 
-  private line(node: Node): number {
-    return node.range ? this.lineCounter.linePos(node.range[0]).line : 0;
+  private problem(place: readonly Step[], message: string, at: 'value' | 'key' = 'value'): void {
+    const node = this.nodeAt(place, at);
+    if (!node?.range) {
+      this.problems.push({ message });
+      return;
+    }
+    const pos = this.lineCounter.linePos(node.range[0]);
+    this.problems.push({ line: pos.line, column: pos.col, message });
+  }
+
+  private line(place: readonly Step[]): number {
+    const node = this.nodeAt(place);
+    return node?.range ? this.lineCounter.linePos(node.range[0]).line : 0;
   }
 
   private resolve(path: string): string {
     return isAbsolute(path) ? path : join(this.dir, path);
   }
 
-  /**
-   * The node's value. An alias shares its anchor's value, so memory stays as written; what a bomb
-   * costs is the reading, bounded as for manifests (the yaml library's own guard refuses values
-   * a thousand times smaller than kubectl reads).
-   */
-  private js(node: Node): unknown {
-    const value = node.toJS(this.doc, { maxAliasCount: -1 });
-    if (this.hasAliases && expandsBeyond(value, MAX_EXPANDED_NODES)) {
-      this.problem(node, `expands to more than ${MAX_EXPANDED_NODES.toLocaleString('en-US')} values through YAML aliases; refusing it`);
-      throw new ValueRefused();
-    }
-    return value;
-  }
-
-  /** The pairs of a mapping, reporting unknown and repeated keys. */
-  private fields(node: Node, allowed: readonly string[], what: string): Map<string, Node> | undefined {
-    if (isAlias(node)) node = (node.resolve(this.doc) as Node | undefined) ?? node;
-    if (!isMap(node)) {
-      this.problem(node, `${what} must be a mapping`);
-      return undefined;
-    }
-    const fields = new Map<string, Node>();
-    for (const pair of (node as YAMLMap<unknown, unknown>).items) {
-      const key = isScalar(pair.key) ? pair.key.value : undefined;
-      if (typeof key !== 'string') {
-        this.problem(pair.key as Node, `${what}: keys must be strings`);
-        continue;
-      }
-      if (!allowed.includes(key)) {
-        this.problem(pair.key as Node, `${what}: unknown key "${key}" (expected one of: ${list(allowed)})`);
-        continue;
-      }
-      // A key with no value (`key:`) has a null scalar, or no node at all.
-      const value = (pair.value ?? undefined) as Node | undefined;
-      fields.set(key, value ?? (pair.key as Node));
-    }
-    return fields;
-  }
-
-  private string(node: Node, what: string, allowEmpty = false): string | undefined {
-    const value = this.js(node);
-    if (typeof value !== 'string' || (!allowEmpty && value === '')) {
-      // YAML 1.1 reads `n`, `no`, `on` as booleans and `1.0` as a number: say what was read, and how to keep it text.
-      const read = typeof value === 'string' ? 'an empty string' : `${JSON.stringify(value) ?? String(value)} (${value === null ? 'null' : typeof value})`;
-      this.problem(node, `${what} must be a ${allowEmpty ? '' : 'non-empty '}string, got ${read}${typeof value === 'boolean' || typeof value === 'number' ? '; quote it to keep it text' : ''}`);
-      return undefined;
-    }
-    return value;
-  }
-
-  private boolean(node: Node, what: string): boolean | undefined {
-    const value = this.js(node);
-    if (typeof value !== 'boolean') {
-      this.problem(node, `${what} must be true or false`);
-      return undefined;
-    }
-    return value;
-  }
-
   read(): Suite | undefined {
-    const before = this.loader.problems.length;
     if (this.doc.errors.length) {
       // The first error only: the ones after it mostly follow from it.
       const e = this.doc.errors[0]!;
@@ -317,269 +254,168 @@ class SuiteReader {
       this.loader.problems.push({ file: this.file, line: pos.line, column: pos.col, message });
       return undefined;
     }
-    const root = this.doc.contents;
-    if (!root) {
-      this.problem(null, 'empty suite file: expected a mapping with "cases"');
+    if (!this.doc.contents) {
+      this.loader.problems.push({ file: this.file, message: 'empty suite file: expected a mapping with "cases"' });
       return undefined;
     }
-    const top = this.fields(root, SUITE_KEYS, 'suite');
-    if (!top) return undefined;
-    const description = top.has('description') ? refusedAsUndefined(() => this.string(top.get('description')!, 'description', true)) : undefined;
-    const casesNode = top.get('cases');
-    if (!casesNode) {
-      this.problem(root, 'suite: missing "cases" (a list of test cases)');
-      return undefined;
+    // An alias shares its anchor's value, so memory stays as written; what a bomb costs is the
+    // reading, bounded as for manifests (the yaml library's own guard refuses values a thousand
+    // times smaller than kubectl reads).
+    this.suite = this.doc.toJS({ maxAliasCount: -1 });
+    if (this.hasAliases && expandsBeyond(this.suite, MAX_EXPANDED_NODES)) {
+      this.problem(this.expandingPlace(), `expands to more than ${MAX_EXPANDED_NODES.toLocaleString('en-US')} values through YAML aliases; refusing it`);
+      return this.finish(undefined);
     }
-    if (!isSeq(casesNode) || casesNode.items.length === 0) {
-      this.problem(casesNode, 'cases must be a non-empty list');
-      return undefined;
+    for (const p of suiteProblems(this.suite, SUITE_SCHEMA as SchemaNode, validateSuite(this.suite))) {
+      this.problem(p.place, p.message, p.at);
+      this.schemaFound.push(placeText(p.place));
     }
+    const suite = isRecord(this.suite) ? this.suite : {};
     const cases: TestCase[] = [];
-    // Names are checked on every case, a malformed one included, so a repeat is reported with its other problems.
     const names = new Map<string, number>();
-    casesNode.items.forEach((item, i) => {
-      const c = refusedAsUndefined(() => this.readCase(item as Node, i));
-      const name = caseName(item as Node);
+    (Array.isArray(suite.cases) ? suite.cases : []).forEach((value: unknown, i) => {
+      const before = this.problems.length;
+      const c = this.readCase(value, i);
+      // Names are checked on every case, a malformed one included, so a repeat is reported with its other problems.
+      const name = caseName(value);
       const earlier = name === undefined ? undefined : names.get(name);
-      if (earlier !== undefined) {
-        this.problem(item as Node, `cases[${i}]: the name "${name}" is already used by the case on line ${earlier}`);
-        return;
-      }
-      if (name !== undefined) names.set(name, this.line(item as Node));
-      if (c) cases.push(c);
+      if (earlier !== undefined) this.problem(['cases', i], `cases[${i}]: the name "${name}" is already used by the case on line ${earlier}`);
+      else if (name !== undefined) names.set(name, this.line(['cases', i]));
+      if (c && this.problems.length === before) cases.push(c);
     });
-    if (this.loader.problems.length > before) return undefined;
-    return { file: this.file, ...(description !== undefined ? { description } : {}), cases };
+    const description = typeof suite.description === 'string' ? suite.description : undefined;
+    return this.finish({ file: this.file, ...(description !== undefined ? { description } : {}), cases });
   }
 
-  private readCase(node: Node, i: number): TestCase | undefined {
-    const before = this.loader.problems.length;
-    // The case's name, when it has a usable one, names it in every problem, even the first.
-    const named = caseName(node);
-    const what = named === undefined ? `cases[${i}]` : `case "${named}"`;
-    const f = this.fields(node, CASE_KEYS, what);
-    if (!f) return undefined;
-    const nameNode = f.get('name');
-    const name = nameNode ? this.string(nameNode, `${what}: name`) : undefined;
-    if (!nameNode) this.problem(node, `${what}: missing "name"`);
+  /** The suite, or undefined with this file's problems reported in the order of the file. */
+  private finish(suite: Suite | undefined): Suite | undefined {
+    if (this.problems.length === 0) return suite;
+    const ordered = this.problems.map((p, i) => ({ p, i })).sort((a, b) => (a.p.line ?? 0) - (b.p.line ?? 0) || (a.p.column ?? 0) - (b.p.column ?? 0) || a.i - b.i);
+    for (const { p } of ordered) this.loader.problems.push({ file: this.file, ...p });
+    return undefined;
+  }
 
-    const operationNode = f.get('operation');
-    let operation: TestOperation = 'CREATE';
-    if (operationNode) {
-      const value = this.js(operationNode);
-      if (typeof value === 'string' && (OPERATIONS as readonly string[]).includes(value)) operation = value as TestOperation;
-      else this.problem(operationNode, `${what}: operation must be one of ${list(OPERATIONS)}`);
+  /** The field of a case (or the case, or the suite) whose value the aliases blow up. */
+  private expandingPlace(): Step[] {
+    const suite = this.suite as Record<string, unknown>;
+    const cases = isRecord(suite) && Array.isArray(suite.cases) ? suite.cases : [];
+    for (const [i, c] of cases.entries()) {
+      if (!expandsBeyond(c, MAX_EXPANDED_NODES)) continue;
+      const field = isRecord(c) ? Object.keys(c).find((k) => expandsBeyond(c[k], MAX_EXPANDED_NODES)) : undefined;
+      return field === undefined ? ['cases', i] : ['cases', i, field];
     }
+    return [];
+  }
 
-    const objectNode = f.get('object');
-    let object: Record<string, unknown> | undefined;
-    if (!objectNode) this.problem(node, `${what}: missing "object" (a file path relative to the suite, or the object inline)`);
-    else object = this.readObject(objectNode, `${what}: object`);
+  private readCase(value: unknown, i: number): TestCase | undefined {
+    if (!isRecord(value)) return undefined;
+    const at = (...steps: Step[]): Step[] => ['cases', i, ...steps];
+    const what = caseLabel(this.suite, i);
+    const operation = value.operation === undefined ? 'CREATE' : (OPERATIONS as readonly unknown[]).includes(value.operation) ? (value.operation as TestOperation) : undefined;
 
-    const patchNode = f.get('patch');
-    if (patchNode) {
-      const patch = this.readPatch(patchNode, `${what}: patch`);
+    let object = this.readObject(value.object, at('object'), `${what}: object`);
+    if (value.patch !== undefined) {
+      const patch = this.readPatch(value.patch, at('patch'));
       if (patch && object) {
         const patched = applyCasePatch(object, patch);
         patched.problems.forEach((problem, j) => {
-          if (problem) this.problem((patchNode as { items: Node[] }).items[j], `${what}: patch[${j}] (${patch[j]!.op} ${patch[j]!.path}) does not apply: ${problem}`);
+          if (problem) this.problem(at('patch', j), `${what}: patch[${j}] (${patch[j]!.op} ${patch[j]!.path}) does not apply: ${problem}`);
         });
         if (isRecord(patched.object)) object = patched.object;
-        else if (!patched.problems.some(Boolean)) this.problem(patchNode, `${what}: patch must leave an object, not ${JSON.stringify(patched.object) ?? 'nothing'}`);
+        else if (!patched.problems.some(Boolean)) this.problem(at('patch'), `${what}: patch must leave an object, not ${JSON.stringify(patched.object) ?? 'nothing'}`);
       }
     }
 
-    const oldNode = f.get('oldObject');
     let oldObject: Record<string, unknown> | undefined;
-    if (oldNode) {
-      if (operation !== 'UPDATE') this.problem(oldNode, `${what}: oldObject is only for operation: UPDATE`);
-      else oldObject = this.readObject(oldNode, `${what}: oldObject`);
+    if (value.oldObject !== undefined) {
+      if (operation !== 'UPDATE') this.problem(at('oldObject'), `${what}: oldObject is only for operation: UPDATE`);
+      else oldObject = this.readObject(value.oldObject, at('oldObject'), `${what}: oldObject`);
     } else if (operation === 'UPDATE') {
-      this.problem(node, `${what}: operation UPDATE needs "oldObject" (the stored object)`);
-    }
-
-    let subResource: string | undefined;
-    const subNode = f.get('subResource');
-    if (subNode) {
-      const value = this.js(subNode);
-      if (value === 'status') subResource = value;
-      else this.problem(subNode, `${what}: subResource must be "status" (the only subresource these kinds have)`);
+      this.problem(at(), `${what}: operation UPDATE needs "oldObject" (the stored object)`);
     }
 
     let lookups: Lookups | undefined;
-    const contextNode = f.get('context');
-    if (contextNode) {
-      const value = this.js(contextNode);
-      const paths = typeof value === 'string' ? [value] : Array.isArray(value) && value.length && value.every((v) => typeof v === 'string' && v) ? (value as string[]) : undefined;
-      if (!paths || paths.includes('')) this.problem(contextNode, `${what}: context must be a file or folder path, or a list of them`);
-      else lookups = this.loader.context(paths.map((p) => this.resolve(p)), (m) => this.problem(contextNode, `${what}: context: ${m}`));
+    const paths = typeof value.context === 'string' ? [value.context] : Array.isArray(value.context) ? value.context : undefined;
+    if (paths?.length && paths.every((p): p is string => typeof p === 'string' && p !== '')) {
+      lookups = this.loader.context(paths.map((p) => this.resolve(p)), (m) => this.problem(at('context'), `${what}: context: ${m}`));
     }
 
-    const strict = f.has('strict') ? this.boolean(f.get('strict')!, `${what}: strict`) : undefined;
-    const allowNoExecuteTaintPolicy = f.has('allowNoExecuteTaintPolicy') ? this.boolean(f.get('allowNoExecuteTaintPolicy')!, `${what}: allowNoExecuteTaintPolicy`) : undefined;
-    const groupDomain = f.has('groupDomain') ? this.string(f.get('groupDomain')!, `${what}: groupDomain`) : undefined;
-    let now: Date | undefined;
-    const nowNode = f.get('now');
-    if (nowNode) {
-      const value = this.js(nowNode);
-      // The date-time format timestamps in objects are held to: every field in range, February 30 included.
-      const date = typeof value === 'string' && isCanonicalDateTime(value) ? new Date(value) : undefined;
-      if (!date || Number.isNaN(date.getTime())) this.problem(nowNode, `${what}: now must be an RFC 3339 time such as 2026-01-01T00:00:00Z`);
-      else now = date;
-    }
-    let uuid: string | undefined;
-    const uuidNode = f.get('uuid');
-    if (uuidNode) {
-      const value = this.js(uuidNode);
-      // Lower case, as crypto.randomUUID and Go's uuid write them.
-      if (typeof value === 'string' && UUID_SHAPE.test(value)) uuid = value;
-      else this.problem(uuidNode, `${what}: uuid must be a UUID in lower case, such as ${TEST_UUID}`);
-    }
-
-    const expectNode = f.get('expect');
-    let expectation: Expectation | undefined;
-    if (!expectNode) this.problem(node, `${what}: missing "expect"`);
-    else expectation = this.readExpect(expectNode, `${what}: expect`);
-
-    if (this.loader.problems.length > before || name === undefined || !object || !expectation) return undefined;
+    const expectation = isRecord(value.expect) ? this.readExpect(value.expect, at('expect'), `${what}: expect`) : undefined;
+    if (typeof value.name !== 'string' || !object || !operation || !expectation) return undefined;
+    const now = typeof value.now === 'string' ? new Date(value.now) : undefined;
     return {
-      name,
-      line: this.line(node),
+      name: value.name,
+      line: this.line(at()),
       object,
       operation,
       ...(oldObject ? { oldObject } : {}),
-      ...(subResource ? { subResource } : {}),
+      ...(value.subResource === 'status' ? { subResource: 'status' } : {}),
       ...(lookups ? { lookups } : {}),
-      ...(strict !== undefined ? { strict } : {}),
-      ...(groupDomain !== undefined ? { groupDomain } : {}),
-      ...(allowNoExecuteTaintPolicy !== undefined ? { allowNoExecuteTaintPolicy } : {}),
-      ...(now ? { now } : {}),
-      ...(uuid ? { uuid } : {}),
+      ...(typeof value.strict === 'boolean' ? { strict: value.strict } : {}),
+      ...(typeof value.groupDomain === 'string' ? { groupDomain: value.groupDomain } : {}),
+      ...(typeof value.allowNoExecuteTaintPolicy === 'boolean' ? { allowNoExecuteTaintPolicy: value.allowNoExecuteTaintPolicy } : {}),
+      ...(now && !Number.isNaN(now.getTime()) ? { now } : {}),
+      ...(typeof value.uuid === 'string' ? { uuid: value.uuid } : {}),
       expect: expectation,
     };
   }
 
-  /** A file path (relative to the suite) or an inline mapping. */
-  private readObject(node: Node, what: string): Record<string, unknown> | undefined {
-    // Inline (a mapping, or an alias of one: `object: *base`); each read is a fresh copy.
-    const path = this.js(node);
-    if (isRecord(path)) return path;
-    if (typeof path !== 'string' || path === '') {
-      this.problem(node, `${what} must be a file path or an inline object`);
-      return undefined;
-    }
-    return this.loader.objectFile(this.resolve(path), (m) => this.problem(node, `${what}: ${m}`));
+  /** A file path (relative to the suite) or an inline mapping, a copy of its own (an alias shares one with its anchor). */
+  private readObject(value: unknown, place: Step[], what: string): Record<string, unknown> | undefined {
+    if (isRecord(value)) return structuredClone(value);
+    if (typeof value !== 'string' || value === '') return undefined;
+    return this.loader.objectFile(this.resolve(value), (m) => this.problem(place, `${what}: ${m}`));
   }
 
-  private readPatch(node: Node, what: string): PatchOperation[] | undefined {
-    if (!isSeq(node)) {
-      this.problem(node, `${what} must be a list of JSON Patch operations ({op, path, value})`);
-      return undefined;
-    }
-    const ops: PatchOperation[] = [];
-    node.items.forEach((item, j) => {
-      const op = this.readPatchOp(item as Node, `${what}[${j}]`);
-      if (op) ops.push(op);
-    });
-    return ops.length === node.items.length ? ops : undefined;
-  }
-
-  private readPatchOp(node: Node, what: string): PatchOperation | undefined {
-    const f = this.fields(node, ['op', 'path', 'value', 'from'], what);
-    if (!f) return undefined;
-    const opNode = f.get('op');
-    const op = opNode ? this.js(opNode) : undefined;
-    const shape = typeof op === 'string' ? PATCH_OPS[op] : undefined;
-    if (!shape) {
-      this.problem(opNode ?? node, `${what}: op must be one of ${list(Object.keys(PATCH_OPS))}`);
-      return undefined;
-    }
+  /** A list of JSON Patch operations the schema found well formed, each with the keys its op takes. */
+  private readPatch(value: unknown, place: Step[]): PatchOperation[] | undefined {
+    if (!Array.isArray(value)) return undefined;
     let ok = true;
-    for (const key of ['path', 'value', 'from']) {
-      if (shape.required.includes(key) && !f.has(key)) {
-        this.problem(node, `${what}: "${op}" needs "${key}"`);
-        ok = false;
-      } else if (!shape.required.includes(key) && f.has(key)) {
-        this.problem(f.get(key)!, `${what}: "${op}" takes no "${key}"`);
-        ok = false;
+    value.forEach((op: unknown, j) => {
+      if (!isRecord(op) || typeof op.op !== 'string' || !Object.hasOwn(PATCH_KEYS, op.op)) return void (ok = false);
+      const needs = PATCH_KEYS[op.op]!;
+      const where = describePlace(this.suite, [...place, j]);
+      for (const key of ['path', 'value', 'from']) {
+        if (needs.includes(key) && !Object.hasOwn(op, key)) {
+          this.problem([...place, j], `${where}: "${op.op}" needs "${key}"`);
+          ok = false;
+        } else if (!needs.includes(key) && Object.hasOwn(op, key)) {
+          this.problem([...place, j, key], `${where}: "${op.op}" takes no "${key}"`);
+          ok = false;
+        }
       }
-    }
-    for (const key of ['path', 'from']) {
-      const n = f.get(key);
-      if (!n) continue;
-      const pointer = this.js(n);
-      if (typeof pointer !== 'string' || (pointer !== '' && !pointer.startsWith('/'))) {
-        this.problem(n, `${what}: ${key} must be a JSON Pointer such as /spec/taints/0/effect`);
-        ok = false;
-      }
-    }
-    if (!ok) return undefined;
-    const result: Record<string, unknown> = { op, path: this.js(f.get('path')!) };
-    if (f.has('from')) result.from = this.js(f.get('from')!);
-    if (f.has('value')) result.value = this.js(f.get('value')!);
-    return result as unknown as PatchOperation;
+      if (typeof op.path !== 'string' || (op.from !== undefined && typeof op.from !== 'string')) ok = false;
+    });
+    return ok ? (structuredClone(value) as PatchOperation[]) : undefined;
   }
 
-  private readExpect(node: Node, what: string): Expectation | undefined {
-    const before = this.loader.problems.length;
-    const f = this.fields(node, EXPECT_KEYS, what);
-    if (!f) return undefined;
+  private readExpect(value: Record<string, unknown>, place: Step[], what: string): Expectation | undefined {
+    const before = this.problems.length;
     const expectation: Expectation = {};
-    if (f.has('allowed')) {
-      const allowed = this.boolean(f.get('allowed')!, `${what}.allowed`);
-      if (allowed !== undefined) expectation.allowed = allowed;
+    if (typeof value.allowed === 'boolean') expectation.allowed = value.allowed;
+    if (value.causes !== undefined) {
+      if (value.allowed !== false) this.problem([...place, 'causes'], `${what}.causes: causes are only for allowed: false`);
+      else if (Array.isArray(value.causes)) expectation.causes = value.causes.filter(isRecord).map(expectedCause);
     }
-    const causesNode = f.get('causes');
-    if (causesNode) {
-      if (expectation.allowed !== false) {
-        this.problem(causesNode, `${what}.causes: causes are only for allowed: false`);
-      } else if (!isSeq(causesNode) || causesNode.items.length === 0) {
-        this.problem(causesNode, `${what}.causes must be a non-empty list of {field, type}; leave it out to accept any denial`);
-      } else {
-        expectation.causes = [];
-        causesNode.items.forEach((item, j) => {
-          const cause = this.readCause(item as Node, `${what}.causes[${j}]`);
-          if (cause) expectation.causes!.push(cause);
-        });
-      }
+    if (Array.isArray(value.warnings) && value.warnings.every((w) => typeof w === 'string')) expectation.warnings = value.warnings as string[];
+    if (value.defaults !== undefined) {
+      const ops = this.readPatch(value.defaults, [...place, 'defaults']);
+      if (ops) expectation.defaults = ops;
     }
-    const warningsNode = f.get('warnings');
-    if (warningsNode) {
-      const value = this.js(warningsNode);
-      if (!Array.isArray(value) || !value.every((w) => typeof w === 'string' && w !== '')) {
-        this.problem(warningsNode, `${what}.warnings must be a list of non-empty strings (each must occur in some warning; [] means none)`);
-      } else expectation.warnings = value as string[];
-    }
-    const defaultsNode = f.get('defaults');
-    if (defaultsNode) {
-      if (isSeq(defaultsNode) && defaultsNode.items.length === 0) expectation.defaults = [];
-      else {
-        const ops = this.readPatch(defaultsNode, `${what}.defaults`);
-        if (ops) expectation.defaults = ops;
-      }
-    }
-    if (this.loader.problems.length > before) return undefined;
-    if (expectation.allowed === undefined && expectation.warnings === undefined && expectation.defaults === undefined) {
-      this.problem(node, `${what}: say what to expect: allowed, warnings and/or defaults`);
+    if (this.problems.length > before || this.schemaFound.some((p) => p.startsWith(placeText(place)))) return undefined;
+    if (value.allowed === undefined && value.warnings === undefined && value.defaults === undefined) {
+      this.problem(place, `${what}: say what to expect: allowed, warnings and/or defaults`);
       return undefined;
     }
     return expectation;
   }
-
-  private readCause(node: Node, what: string): ExpectedCause | undefined {
-    const f = this.fields(node, CAUSE_KEYS, what);
-    if (!f) return undefined;
-    const fieldNode = f.get('field');
-    const typeNode = f.get('type');
-    if (!fieldNode) this.problem(node, `${what}: missing "field" (a path such as spec.taints[0].effect)`);
-    if (!typeNode) this.problem(node, `${what}: missing "type" (e.g. Required or FieldValueRequired)`);
-    if (!fieldNode || !typeNode) return undefined;
-    const field = this.string(fieldNode, `${what}.field`, true);
-    const typeName = this.js(typeNode);
-    const type = typeof typeName === 'string' && Object.hasOwn(CAUSE_TYPES, typeName) ? CAUSE_TYPES[typeName] : undefined;
-    if (!type) this.problem(typeNode, `${what}.type must be one of ${list(Object.keys(CAUSE_TYPES).filter((t) => !t.startsWith('FieldValue')))} (or the API names, FieldValueRequired, ...)`);
-    const message = f.has('message') ? this.string(f.get('message')!, `${what}.message`) : undefined;
-    if (field === undefined || !type || (f.has('message') && message === undefined)) return undefined;
-    return { field, type, ...(message !== undefined ? { message } : {}) };
-  }
 }
+
+/** An expected cause as the schema admitted it, its type in the API's name. */
+function expectedCause(c: Record<string, unknown>): ExpectedCause {
+  const type = typeof c.type === 'string' && Object.hasOwn(CAUSE_TYPES, c.type) ? CAUSE_TYPES[c.type]! : 'FieldValueInvalid';
+  return { field: String(c.field), type, ...(typeof c.message === 'string' ? { message: c.message } : {}) };
+}
+
+/** A place as text that a place inside it starts with. */
+const placeText = (place: readonly Step[]): string => place.map((s) => `${s}/`).join('');

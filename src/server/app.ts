@@ -8,10 +8,10 @@ import Router from '@koa/router';
 import getRawBody from 'raw-body';
 import type { Logger } from 'pino';
 import { isAdmissionReview, review, type AdmissionReview, type ReviewOptions } from '../admission/review.js';
-import { kindsFor, DEFAULT_GROUP_DOMAIN } from '../../rules/index.js';
-import { OPERATIONS, pickRuleOptions, type Lookups, type RuleOptions } from '../rule.js';
+import { kindsFor } from '../../rules/index.js';
+import { groupDomainOf, OPERATIONS, pickRuleOptions, type Lookups, type RuleOptions } from '../engine/rule.js';
 import { guardLookups, reviewBudgetMs, type ContextFailurePolicy } from './deadline.js';
-import { DELETION_PROTECTION_PATH } from '../deletion-protection.js';
+import { DELETION_PROTECTION_PATH } from '../engine/deletion-protection.js';
 import type { WebhookMetrics } from './metrics.js';
 
 /**
@@ -90,7 +90,7 @@ function describe(body: Review) {
 }
 
 export function createApp(options: AppOptions = {}): Koa {
-  const groupDomain = options.groupDomain ?? DEFAULT_GROUP_DOMAIN;
+  const groupDomain = groupDomainOf(options.groupDomain);
   const limit = options.maxBodyBytes ?? MAX_BODY_BYTES;
   const policy = options.contextFailurePolicy ?? 'fail';
   const { metrics, logger } = options;

@@ -3,8 +3,8 @@
  * fails by the webhook's failure policy with an opaque error. Reviews therefore get a
  * deadline slightly shorter, and lookups that would run past it give a clear verdict.
  */
-import { ContextUnavailableError, type Lookups, type MaybePromise } from '../rule.js';
-import { isThenable } from '../is.js';
+import { ContextUnavailableError, type Lookups, type MaybePromise } from '../engine/rule.js';
+import { isThenable } from '../util/is.js';
 
 export type ContextFailurePolicy = 'fail' | 'ignore';
 

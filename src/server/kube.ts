@@ -7,7 +7,8 @@
  * that black-holes cannot leave a cache stale for longer than that.
  */
 import type { Logger } from 'pino';
-import type { Lookups, Service } from '../rule.js';
+import { apiGroup, type Lookups, type Service } from '../engine/rule.js';
+import { rulesFor } from '../../rules/index.js';
 import { within } from './deadline.js';
 import { DEFAULT_WATCH_TIMEOUTS, expiringWatch, type WatchTimeouts } from './kube-watch.js';
 
@@ -70,8 +71,9 @@ export async function kubeLookups(options: KubeLookupsOptions): Promise<KubeLook
   else config.loadFromCluster();
   const core = config.makeApiClient(k8s.CoreV1Api);
   const custom = config.makeApiClient(k8s.CustomObjectsApi);
-  const group = `config.${options.groupDomain}`;
-  const plural = 'resourceinterpretercustomizations';
+  const customization = rulesFor('ResourceInterpreterCustomization')!;
+  const group = apiGroup(customization, options.groupDomain);
+  const { version, plural } = customization;
 
   // The client sets no timeout on a list: one that hangs (a black-holed connection) would
   // never fail, so the cache would neither sync nor be restarted.
@@ -86,7 +88,7 @@ export async function kubeLookups(options: KubeLookupsOptions): Promise<KubeLook
   const informer = <T>(path: string, list: () => Promise<unknown>) =>
     new k8s.ListWatch(path, transport as unknown as InstanceType<KubeClient['Watch']>, list as never, false) as unknown as CachedInformer<T>;
   const services = informer<Service>('/api/v1/services', timed('services', () => core.listServiceForAllNamespaces()));
-  const customizations = informer<unknown>(`/apis/${group}/v1alpha1/${plural}`, timed(plural, () => custom.listClusterCustomObject({ group, version: 'v1alpha1', plural })));
+  const customizations = informer<unknown>(`/apis/${group}/${version}/${plural}`, timed(plural, () => custom.listClusterCustomObject({ group, version, plural })));
 
   let stopped = false;
   /** Starts an informer, restarting it after failures; resolves at its first complete list. */

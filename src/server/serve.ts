@@ -12,8 +12,9 @@ import { createMetrics } from './metrics.js';
 import { kubeClient, kubeLookups, type KubeLookups } from './kube.js';
 import { listening } from './listening.js';
 import { createProbeServer, listen, reloadCertificatesOnChange, secureContext, tlsFiles, trackRequests } from './https.js';
-import { DEFAULT_GROUP_DOMAIN, ruleModules } from '../../rules/index.js';
-import { kindValidator } from '../schema.js';
+import { ruleModules } from '../../rules/index.js';
+import { groupDomainOf } from '../engine/rule.js';
+import { kindValidator } from '../schema/validators.js';
 
 export interface ServeOptions extends Omit<AppOptions, 'metrics' | 'logger'> {
   port?: number;
@@ -75,7 +76,7 @@ const WAITING_FOR_CACHES = 'waiting for the first list of Services and ResourceI
 export async function serve(options: ServeOptions = {}): Promise<RunningServer> {
   const log = options.logger ?? pino({ level: 'info' });
   const host = options.bindAddress;
-  const groupDomain = options.groupDomain ?? DEFAULT_GROUP_DOMAIN;
+  const groupDomain = groupDomainOf(options.groupDomain);
   // Everything that can fail on bad input is checked before anything starts or is written.
   const sources = [options.lookups, options.contextPaths?.length, options.kubeconfig, options.inCluster].filter(Boolean).length;
   if (sources > 1) throw new Error('choose one source of lookups: --context, --kubeconfig or --in-cluster');
@@ -85,7 +86,7 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
   // Every kind's validator is loaded before serving: a broken build fails here, not on each request.
   for (const rules of ruleModules) kindValidator(rules);
   // The YAML readers behind --context are loaded only when it is given.
-  const staticLookups = options.contextPaths?.length ? (await import('./context.js')).loadContext(options.contextPaths, groupDomain) : undefined;
+  const staticLookups = options.contextPaths?.length ? (await import('../lookups/static.js')).loadContext(options.contextPaths, groupDomain) : undefined;
   if (staticLookups) log.info({ paths: options.contextPaths }, 'context lookups answered from files');
   const metrics = createMetrics({ processMetrics: true });
   let kube: KubeLookups | undefined;

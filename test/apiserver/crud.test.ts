@@ -353,6 +353,18 @@ describe('patch', () => {
     expect(bad.status).toBe(422);
   });
 
+  it('a patch that rewrites kind is a 422 naming the URL kind, judged by no other kind rules', async () => {
+    await api.post(CLUSTERS, cluster);
+    const res = await api.patch(`${CLUSTERS}/member1`, [{ op: 'replace', path: '/kind', value: 'Work' }], 'application/json-patch+json');
+    expect(res.status).toBe(422);
+    expect(res.body.message).toBe('Cluster.cluster.karmada.io "member1" is invalid: kind: Invalid value: "Work": must be Cluster');
+    expect(res.body.details.causes).toEqual([{ reason: 'FieldValueInvalid', field: 'kind', message: 'Invalid value: "Work": must be Cluster' }]);
+    const removed = await api.patch(`${CLUSTERS}/member1`, [{ op: 'remove', path: '/kind' }], 'application/json-patch+json');
+    expect(removed.status).toBe(422);
+    expect(removed.body.message).toBe('Cluster.cluster.karmada.io "member1" is invalid: kind: Invalid value: "": must be Cluster');
+    expect((await api.get(`${CLUSTERS}/member1`)).body.kind).toBe('Cluster');
+  });
+
   it('a resourceVersion in the patch is a precondition', async () => {
     const created = (await api.post(CLUSTERS, cluster)).body;
     await api.patch(`${CLUSTERS}/member1`, { spec: { region: 'a' } }, 'application/merge-patch+json');

@@ -7,7 +7,7 @@
  */
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { ajvFormats } from '../../src/schema-formats.js';
+import { ajvFormats } from '../../src/schema/formats.js';
 import { askGoProgram, buildGoProgram, goUnavailable } from '../../scripts/go-lib.mjs';
 import { goReference } from '../go-reference.js';
 

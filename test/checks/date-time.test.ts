@@ -5,10 +5,10 @@
  */
 import { describe, expect, it } from 'vitest';
 import { fullFormats } from 'ajv-formats/dist/formats.js';
-import { ajvFormats, isBase64, isCanonicalDateTime } from '../../src/schema-formats.js';
+import { ajvFormats, isBase64, isCanonicalDateTime } from '../../src/schema/formats.js';
 import { Obj, Opt, Str, Time } from '../../rules/_shared/schema.js';
-import { checkSchema } from '../../src/schema.js';
-import { formatCause } from '../../src/field.js';
+import { checkSchema } from '../../src/schema/pass.js';
+import { formatCause } from '../../src/engine/field.js';
 
 const ajvFormatsDateTime = (fullFormats['date-time'] as { validate: (v: string) => boolean }).validate;
 /**

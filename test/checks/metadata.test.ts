@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { Type } from '@sinclair/typebox';
-import { checkMetadata, checkMetadataUpdate } from '../../src/metadata.js';
+import { checkMetadata, checkMetadataUpdate } from '../../src/engine/metadata.js';
 import { clusterName } from '../../src/checks/names.js';
-import type { KindRules, RuleContext, Scope } from '../../src/rule.js';
-import { formatCause } from '../../src/field.js';
+import type { KindRules, RuleContext, Scope } from '../../src/engine/rule.js';
+import { formatCause } from '../../src/engine/field.js';
 import { Forbidden, Invalid, Required, TooLong, type Want } from '../helpers.js';
 
 const kind = (scope: Scope, nameError?: (name: string) => string | undefined): KindRules =>

@@ -8,11 +8,12 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { ValidateFunction } from 'ajv';
-import { compile } from '../../src/schema.js';
-import { ajvFormats } from '../../src/schema-formats.js';
-import { AJV_OPTIONS, GENERATED_VALIDATORS, KUBERNETES_KEYWORDS, schemaHash, splitLargeSubschemas } from '../../src/schema-compiler.js';
+import { compile } from '../../src/schema/validators.js';
+import { ajvFormats } from '../../src/schema/formats.js';
+import { AJV_OPTIONS, GENERATED_VALIDATORS, KUBERNETES_KEYWORDS, schemaHash, splitLargeSubschemas } from '../../src/schema/compiler.js';
 import { ruleModules, rulesFor } from '../../rules/index.js';
 import { examples } from '../fixtures/index.js';
+import { SUITE } from '../../src/cli/suite/schema.js';
 
 const generated = new URL(`../../dist/src/${GENERATED_VALIDATORS}`, import.meta.url);
 const built = existsSync(fileURLToPath(generated));
@@ -86,11 +87,11 @@ describe.skipIf(!built)('precompiled validators (dist/, which npm test builds fi
   const precompiled = factory ? factory(ajvFormats) : {};
 
   it('record the hash of the schema each was made from, which the library checks before using one', () => {
-    expect(factory!.schemaHashes).toEqual(Object.fromEntries(ruleModules.map((r) => [r.kind, schemaHash(r.schema)])));
+    expect(factory!.schemaHashes).toEqual(Object.fromEntries([...ruleModules, SUITE].map((r) => [r.kind, schemaHash(r.schema)])));
   });
 
-  it('exist for every kind', () => {
-    expect(Object.keys(precompiled).sort()).toEqual(ruleModules.map((r) => r.kind).sort());
+  it('exist for every kind, and for the policy test suites', () => {
+    expect(Object.keys(precompiled).sort()).toEqual([...ruleModules, SUITE].map((r) => r.kind).sort());
   });
 
   it('have every format the schemas use', () => {
@@ -121,6 +122,26 @@ describe.skipIf(!built)('precompiled validators (dist/, which npm test builds fi
     expect(count).toBeGreaterThan(100);
     expect(denied).toBeGreaterThan(count / 4);
     expect(denied).toBeLessThan(count);
+  });
+
+  it('agree with the run-time compiled suite schema on good and broken policy test suites', () => {
+    const runtime = compile(SUITE.schema);
+    const fast = precompiled[SUITE.kind]!;
+    const good = { cases: [{ name: 'n', object: 'member.yaml', now: '2026-01-01T00:00:00Z', uuid: '00000000-0000-4000-8000-000000000000', expect: { allowed: false, causes: [{ field: 'spec', type: 'Required' }] } }] };
+    const broken: unknown[] = [
+      good,
+      {},
+      [],
+      { cases: [] },
+      { cases: [{ name: '', object: 3, operation: 'MERGE', strict: 'yes', uuid: 'ABC', now: '2026-02-30T00:00:00Z', context: ['a', ''], expect: { allwed: true } }] },
+      { cases: [{ name: 'n', object: {}, patch: [{ op: 'jump', path: 'x' }, 7], expect: { causes: [{ type: 'Nope' }], warnings: [''] } }] },
+    ];
+    for (const suite of broken) {
+      const a = runtime(suite);
+      expect({ valid: fast(suite), errors: fast.errors }).toEqual({ valid: a, errors: runtime.errors });
+    }
+    expect(fast(good)).toBe(true);
+    expect(fast(broken[4])).toBe(false);
   });
 });
 

@@ -1,9 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { Type } from '@sinclair/typebox';
 import { Arr, Enum, Int32, Obj, Opt, Quantity, QuantityMap, ReqStr, Str } from '../../rules/_shared/schema.js';
-import { checkSchema, kindValidatorReading, pointerToPath, unknownFieldCause } from '../../src/schema.js';
-import { GENERATED_VALIDATORS, schemaHash } from '../../src/schema-compiler.js';
-import { formatCause } from '../../src/field.js';
+import { checkSchema, unknownFieldCause } from '../../src/schema/pass.js';
+import { kindValidatorReading } from '../../src/schema/validators.js';
+import { pointerToPath } from '../../src/schema/pointer.js';
+import { GENERATED_VALIDATORS, schemaHash } from '../../src/schema/compiler.js';
+import { formatCause } from '../../src/engine/field.js';
 import { Invalid, NotSupported, Required, TooLong, type Want } from '../helpers.js';
 
 const schema = Obj({

@@ -11,7 +11,7 @@
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parseGoURL } from '../../src/checks/go-url.js';
-import { validate } from '../../src/validate.js';
+import { validate } from '../../src/decode/object.js';
 import { askGoProgram, buildGoProgram, goUnavailable } from '../../scripts/go-lib.mjs';
 import { cluster } from '../fixtures/cluster.js';
 import { config } from '../fixtures/resourceinterpreterwebhookconfiguration.js';

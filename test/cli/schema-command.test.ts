@@ -6,7 +6,7 @@ import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { runCli } from './run-cli.js';
 import { ruleModules } from '../../rules/index.js';
-import { validate } from '../../src/validate.js';
+import { validate } from '../../src/decode/object.js';
 import { examples } from '../fixtures/index.js';
 
 // ajv-formats ships CommonJS with a default export that ESM sees one level down.

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { applyDefaults } from '../../src/index.js';
 import { review } from '../../src/admission/review.js';
-import type { Operation } from '../../src/rule.js';
+import type { Operation } from '../../src/engine/rule.js';
 import { mcs } from '../fixtures/multiclusterservice.js';
 import { binding } from '../fixtures/clusterresourcebinding.js';
 import { changed } from '../helpers.js';

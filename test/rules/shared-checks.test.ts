@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { checkUnique, fingerprint } from '../../rules/_shared/checks.js';
-import { duplicate } from '../../src/field.js';
-import type { RuleContext } from '../../src/rule.js';
+import { duplicate } from '../../src/engine/field.js';
+import type { RuleContext } from '../../src/engine/rule.js';
 import { validate } from '../../src/index.js';
 import { changed, Duplicate, expectCauses, Forbidden, Invalid, Required, type Case } from '../helpers.js';
 import { cluster } from '../fixtures/cluster.js';

@@ -7,8 +7,8 @@
  * rule changed.
  */
 import { describe, expect, it } from 'vitest';
-import { validate } from '../../src/validate.js';
-import { applyDefaults } from '../../src/defaults.js';
+import { validate } from '../../src/decode/object.js';
+import { applyDefaults } from '../../src/decode/object.js';
 import { cronFHPA } from '../fixtures/cronfederatedhpa.js';
 import { cluster } from '../fixtures/cluster.js';
 import { binding } from '../fixtures/clusterresourcebinding.js';

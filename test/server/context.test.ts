@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { staticLookups } from '../../src/server/context.js';
+import { staticLookups } from '../../src/lookups/static.js';
 
 const ric = (apiVersion: string, name: string) => ({ apiVersion, kind: 'ResourceInterpreterCustomization', metadata: { name }, spec: {} });
 

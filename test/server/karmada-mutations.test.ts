@@ -11,7 +11,7 @@ import { pino } from 'pino';
 import { applyPatch, type Operation } from 'rfc6902';
 import { createCA } from '../../certs/tinyca.js';
 import { serve, type RunningServer } from '../../src/server/serve.js';
-import { validate } from '../../src/validate.js';
+import { validate } from '../../src/decode/object.js';
 import { servingCertDir } from './cert-dir.js';
 
 type Obj = Record<string, any>;

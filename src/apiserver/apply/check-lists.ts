@@ -3,7 +3,7 @@
  * list can be named, and (in an applied configuration) no two items share a name. Stored objects
  * may hold duplicates (written by updates, which allow them); an applied configuration may not.
  */
-import { isRecord } from '../../is.js';
+import { isRecord } from '../../util/is.js';
 import { ListItemError, listItemElement } from './list-items.js';
 import { elementText, serializeElement } from './path-element.js';
 import { fieldTopology, resolve, type Topology } from './topology.js';

@@ -4,8 +4,8 @@
  * appears or disappears counts itself too (`.spec` is added when a write creates the spec);
  * an atomic value counts only itself.
  */
-import { isRecord } from '../../is.js';
-import { sameJson } from '../../json-equal.js';
+import { isRecord } from '../../util/is.js';
+import { sameJson } from '../../util/json-equal.js';
 import { FieldSet, type Path } from './field-set.js';
 import { listItemElement } from './list-items.js';
 import { fieldElement, serializeElement, type PathElement } from './path-element.js';

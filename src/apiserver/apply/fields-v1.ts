@@ -8,7 +8,7 @@
 import { FieldSet } from './field-set.js';
 import { JSONITER_KEY, goJsonString } from './go-text.js';
 import { fieldElement, indexElement, keyElement, serializeElement, valueElement, compareElements, type PathElement } from './path-element.js';
-import { isRecord } from '../../is.js';
+import { isRecord } from '../../util/is.js';
 
 /** A FieldsV1 value as JSON: nested objects, each key a serialized step or `"."`. */
 export type FieldsV1 = { [key: string]: FieldsV1 };

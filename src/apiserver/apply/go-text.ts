@@ -5,7 +5,7 @@
  * keys and HTML-safe escapes, Go's %q quoting and %v numbers. Written by hand: no npm package
  * reproduces Go's encoders.
  */
-import { isRecord } from '../../is.js';
+import { isRecord } from '../../util/is.js';
 
 /**
  * Orders two strings as Go does (by UTF-8 bytes, which is code point order). JavaScript's `<`

@@ -15,9 +15,9 @@
  * resource's of status), dry run, storing (with the live resourceVersion as precondition), and
  * answering 201 when `created`.
  */
-import type { KindRules } from '../../rule.js';
-import { isRecord } from '../../is.js';
-import { sameJson } from '../../json-equal.js';
+import { apiVersion, type KindRules } from '../../engine/rule.js';
+import { isRecord } from '../../util/is.js';
+import { sameJson } from '../../util/json-equal.js';
 import { checkLists, errorsText } from './check-lists.js';
 import { conflictStatus, listConflicts, type KubeStatus } from './conflict.js';
 import { applyWithManagers, updateWithManagers, type Endpoint } from './field-manager.js';
@@ -63,7 +63,7 @@ export function kindInfo(rules: KindRules, groupDomain: string): KindInfo {
   if (!byDomain) kinds.set(rules, (byDomain = new Map()));
   let info = byDomain.get(groupDomain);
   if (!info) {
-    info = { apiVersion: `${rules.group}.${groupDomain}/${rules.version}`, kind: rules.kind, topology: topologyOf(rules.schema), statusSubresource: rules.statusSubresource };
+    info = { apiVersion: apiVersion(rules, groupDomain), kind: rules.kind, topology: topologyOf(rules.schema), statusSubresource: rules.statusSubresource };
     byDomain.set(groupDomain, info);
   }
   return info;

@@ -7,7 +7,7 @@
  * - after such an apply, an existing annotation is rewritten from the applied configuration, so a
  *   later client-side apply still computes the right three-way patch.
  */
-import { isRecord } from '../../is.js';
+import { isRecord } from '../../util/is.js';
 import { checkLists } from './check-lists.js';
 import { compareObjects } from './compare.js';
 import type { FieldSet } from './field-set.js';

@@ -3,7 +3,7 @@
  * list, by its value (`v:"a"`) in a `set`. Items that cannot be named are errors, worded as
  * structured-merge-diff words them.
  */
-import { isRecord } from '../../is.js';
+import { isRecord } from '../../util/is.js';
 import { goQuote } from './go-text.js';
 import { keyElement, valueElement, type PathElement } from './path-element.js';
 import type { ListTopology } from './topology.js';

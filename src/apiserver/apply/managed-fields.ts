@@ -4,7 +4,7 @@
  * apiVersion for updates), each with its field set in FieldsV1 and the time of its last change,
  * sorted Apply before Update, then oldest first.
  */
-import { isRecord } from '../../is.js';
+import { isRecord } from '../../util/is.js';
 import { FieldSet } from './field-set.js';
 import { FieldsV1Error, fromFieldsV1, toFieldsV1, type FieldsV1 } from './fields-v1.js';
 import { ENCODING_JSON, compareStrings, goJsonString } from './go-text.js';

@@ -4,7 +4,7 @@
  * lists merge item by item (the configuration's items in its order, the live object's other items
  * where they stood); atomic lists and maps, and scalars, are replaced whole.
  */
-import { isRecord } from '../../is.js';
+import { isRecord } from '../../util/is.js';
 import { listItemElement } from './list-items.js';
 import { serializeElement } from './path-element.js';
 import { fieldTopology, resolve, type ListTopology, type MapTopology, type Topology } from './topology.js';

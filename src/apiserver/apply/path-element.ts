@@ -5,7 +5,7 @@
  * are ordered (fields, then keys, then values, then indexes) because managed-field sets are
  * written in that order, and clients diff them as text.
  */
-import { isRecord } from '../../is.js';
+import { isRecord } from '../../util/is.js';
 import { JSONITER_KEY, JSONITER_VALUE, compareStrings, goJson, goJsonString, goNumberV, goQuote } from './go-text.js';
 
 export type KeyFields = readonly (readonly [name: string, value: unknown])[];

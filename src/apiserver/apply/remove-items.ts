@@ -5,7 +5,7 @@
  * the API server drops such nulls from the stored object, as it drops every null a write leaves in
  * a typed field (kube's defaulting does the same after the merge).
  */
-import { isRecord } from '../../is.js';
+import { isRecord } from '../../util/is.js';
 import type { FieldSet } from './field-set.js';
 import { listItemElement } from './list-items.js';
 import { fieldElement } from './path-element.js';

@@ -3,8 +3,9 @@
  * its answers: the PatchOptions rules (apimachinery's ValidatePatchOptions), what an applied
  * configuration must be, and which name a write without `fieldManager` is recorded under.
  */
-import { aggregate, forbidden, invalid, required, tooLong, type Cause } from '../../field.js';
-import { isRecord } from '../../is.js';
+import { aggregate, forbidden, invalid, required, tooLong, type Cause, type Field } from '../../engine/field.js';
+import { FieldPath } from '../../engine/path.js';
+import { isRecord } from '../../util/is.js';
 import type { KubeStatus } from './conflict.js';
 
 /** apimachinery's FieldManagerMaxLength. */
@@ -19,8 +20,12 @@ const goRune = (ch: string): string => {
   return ch !== ' ' && NOT_PRINTABLE.test(ch) ? `U+${hex}` : `U+${hex} '${ch}'`;
 };
 
+/** The request options' fields, as ValidatePatchOptions names them. */
+const FIELD_MANAGER = FieldPath.root.child('fieldManager');
+const FORCE = FieldPath.root.child('force');
+
 /** ValidateFieldManager: at most 128 bytes, printable characters only. */
-export function fieldManagerCauses(fieldManager: string, path = 'fieldManager'): Cause[] {
+export function fieldManagerCauses(fieldManager: string, path: Field = FIELD_MANAGER): Cause[] {
   const causes: Cause[] = [];
   if (Buffer.byteLength(fieldManager) > FIELD_MANAGER_MAX_LENGTH) causes.push(tooLong(path, FIELD_MANAGER_MAX_LENGTH));
   let position = 0;
@@ -55,9 +60,9 @@ export function patchOptionsCauses(options: PatchOptions): Cause[] {
   const causes: Cause[] = [];
   const manager = options.fieldManager ?? '';
   if (options.patchType === APPLY_PATCH) {
-    if (manager === '') causes.push(required('fieldManager', 'is required for apply patch'));
+    if (manager === '') causes.push(required(FIELD_MANAGER, 'is required for apply patch'));
   } else if (options.forceGiven) {
-    causes.push(forbidden('force', 'may not be specified for non-apply patch'));
+    causes.push(forbidden(FORCE, 'may not be specified for non-apply patch'));
   }
   causes.push(...fieldManagerCauses(manager));
   return causes;

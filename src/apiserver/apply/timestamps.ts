@@ -5,8 +5,8 @@
  * and no watch event goes out. The field manager cannot see such writes coming: the change it
  * timed was undone afterwards by admission (defaults, Karmada's mutations).
  */
-import { isRecord } from '../../is.js';
-import { sameJson } from '../../json-equal.js';
+import { isRecord } from '../../util/is.js';
+import { sameJson } from '../../util/json-equal.js';
 
 const managedFieldsOf = (object: Record<string, unknown>): unknown => (isRecord(object.metadata) ? object.metadata.managedFields : undefined);
 

@@ -4,7 +4,7 @@
  * every key of a map, and a struct field only when it holds null or `{}` (a struct owns nothing by
  * itself being there).
  */
-import { isRecord } from '../../is.js';
+import { isRecord } from '../../util/is.js';
 import { FieldSet, type Path } from './field-set.js';
 import { listItemElement } from './list-items.js';
 import { fieldElement, serializeElement, type PathElement } from './path-element.js';

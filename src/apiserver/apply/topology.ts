@@ -10,7 +10,7 @@
  * "field not declared in schema"); here such a field is deduced like an open one, and the API
  * server's field validation then refuses (Strict) or drops (Ignore) it with its usual answer.
  */
-import { isRecord } from '../../is.js';
+import { isRecord } from '../../util/is.js';
 
 export type Topology = Scalar | MapTopology | ListTopology | Deduced;
 

@@ -5,7 +5,7 @@
  * conflict unless forced. An update (any other write) makes the writer own what it changed and
  * takes it from the others, never a conflict.
  */
-import { sameJson } from '../../json-equal.js';
+import { sameJson } from '../../util/json-equal.js';
 import { compareObjects, type Comparison } from './compare.js';
 import { FieldSet } from './field-set.js';
 import { mergeValues } from './merge.js';

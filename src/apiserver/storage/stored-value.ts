@@ -6,7 +6,7 @@
  * value the history can share with the current state. (Memory is no reason either way: for the
  * benchmark's objects the text and the decoded object took about the same heap, 3.2 and 3.5 KB.)
  */
-import { sameJson } from '../../json-equal.js';
+import { sameJson } from '../../util/json-equal.js';
 import type { StoredObject } from './storage.js';
 
 /** An object's stored text: its JSON without `metadata.resourceVersion`, which the revision replaces. */

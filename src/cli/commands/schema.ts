@@ -8,7 +8,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { DEFAULT_GROUP_DOMAIN, apiVersion, ruleModules } from '../../../rules/index.js';
-import type { KindRules } from '../../rule.js';
+import { groupDomainOf, type KindRules } from '../../engine/rule.js';
 import { groupDomainProblem, parseFlags, usageError, type CliIO, type Command } from '../io.js';
 
 export const JSON_SCHEMA_DRAFT_07 = 'http://json-schema.org/draft-07/schema#';
@@ -146,7 +146,7 @@ async function run(args: string[], io: CliIO): Promise<number> {
   });
   if (!parsed) return 2;
   const { values } = parsed;
-  const groupDomain = values['group-domain'] ?? DEFAULT_GROUP_DOMAIN;
+  const groupDomain = groupDomainOf(values['group-domain']);
   const domainProblem = groupDomainProblem(groupDomain);
   if (domainProblem) return usageError('schema', io, domainProblem);
   if (values.out === undefined) {

@@ -1,13 +1,19 @@
 /** `fleetgate validate`: check manifests offline, as the webhook would, for CI pipelines. */
 import { isAbsolute, relative } from 'node:path';
-import { lookupsNotSupplied, validate, type ValidationResult } from '../../validate.js';
-import { defaultsPatch } from '../../defaults.js';
-import { formatCause, type Warning } from '../../field.js';
+import { lookupsNotSupplied } from '../../engine/validate.js';
+import { validate, validateKind, type ValidationResult } from '../../decode/object.js';
+import { mutationOf } from '../../engine/defaults.js';
+import type { KindRules } from '../../engine/rule.js';
+import type { Warning } from '../../engine/field.js';
 import { rulesFor, ruleModules, DEFAULT_GROUP_DOMAIN, apiGroup, apiVersion } from '../../../rules/index.js';
-import { staticLookups } from '../../server/context.js';
-import { MORE_CAUSES, type Lookups, type Operation } from '../../rule.js';
-import { expandPaths, problemPosition, readManifests, readObjects, streamManifests, type ReadProblem, type Source } from '../../manifests.js';
-import { junitXml, problemCase, type JUnitSuite } from '../junit.js';
+import { staticLookups } from '../../lookups/static.js';
+import type { Lookups, Operation } from '../../engine/rule.js';
+import { expandPaths, readManifests, readObjects, streamManifests, type ReadProblem, type Source } from '../../input/manifests.js';
+import { junitXml } from '../junit.js';
+import type { Checked, Report, RunWarning, Summary } from '../validate-report/report.js';
+import { textReport } from '../validate-report/text.js';
+import { jsonReport } from '../validate-report/json.js';
+import { junitSuites } from '../validate-report/junit.js';
 import { groupDomainProblem, parseFlags, type CliIO, type Command } from '../io.js';
 
 const HELP = `Usage: fleetgate validate [flags] PATH... | -
@@ -50,37 +56,7 @@ Examples:
 
 type Format = 'text' | 'json' | 'junit';
 
-/** What the report needs of one object: its place and verdict, not the object itself. */
-interface Checked {
-  source: Source;
-  kind: string;
-  name: string;
-  namespace?: string;
-  /** Undefined when the object is not fleetgate's to judge (another group's kind). */
-  result?: ValidationResult;
-  /** The result's warnings but those the run reports once for all objects (see RunWarning). */
-  warnings?: Warning[];
-  /** For an object not judged: why (what fleetgate does not serve). */
-  notServed?: string;
-  /** The API group it was judged in. */
-  group?: string;
-  patch?: unknown[];
-}
-
 const PROGRESS_AFTER_MS = 1000;
-
-/**
- * A warning that says the same of every object it concerns, because of how the run was started
- * (no --context: the context rules not checked): reported once, with the number of objects.
- */
-interface RunWarning {
-  message: string;
-  objects: number;
-  /** Objects per file, for the JUnit report (one test suite per file). */
-  byFile: Map<string, number>;
-}
-
-const CONTEXT_HINT = 'give --context FILE|DIR to check them';
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
 /** Kind, name and namespace; a cluster-scoped object has no namespace, whatever its manifest says (the API server clears it). */
@@ -135,16 +111,15 @@ async function run(args: string[], io: CliIO): Promise<number> {
   // another group is another API's, whatever its kind (Cluster API's and CloudNativePG's Clusters).
   // Only an object that names no group at all is taken for the served kind it names.
   const servedGroups = new Set(ruleModules.map((r) => apiGroup(r, values['group-domain'])));
-  const groupOf = (object: Record<string, unknown>): string | undefined => {
+  // An object's kind is looked up once (rulesOf), and its rules handed to what needs them.
+  const groupOf = (object: Record<string, unknown>, rules: KindRules | undefined): string | undefined => {
     if (typeof object.apiVersion !== 'string' || object.apiVersion === '') {
-      const rules = rulesFor(object.kind);
       return rules && apiGroup(rules, values['group-domain']);
     }
     const group = object.apiVersion.split('/', 1)[0]!;
     return servedGroups.has(group) ? group : undefined;
   };
-  const isClusterScoped = (object: Record<string, unknown>, group = groupOf(object)): boolean => {
-    const rules = rulesFor(object.kind);
+  const isClusterScoped = (rules: KindRules | undefined, group: string | undefined): boolean => {
     return rules?.scope === 'Cluster' && group === apiGroup(rules, values['group-domain']);
   };
 
@@ -152,7 +127,10 @@ async function run(args: string[], io: CliIO): Promise<number> {
   if (values.old) {
     const oldRead = readManifests([values.old], io.stdin);
     for (const p of oldRead.problems) setupProblems.push(p);
-    for (const m of oldRead.manifests) olds.set(keyOf(identity(m.object, isClusterScoped(m.object))), m.object);
+    for (const m of oldRead.manifests) {
+      const rules = rulesFor(m.object.kind);
+      olds.set(keyOf(identity(m.object, isClusterScoped(rules, groupOf(m.object, rules)))), m.object);
+    }
   }
   let lookups: Lookups | undefined;
   if (values.context?.length) {
@@ -187,8 +165,9 @@ async function run(args: string[], io: CliIO): Promise<number> {
   // Objects are validated as they are parsed and let go; only their places and verdicts are kept.
   const checked: Checked[] = [];
   for (const { object, source } of streamManifests(files, readProblems, io.stdin)) {
-    const group = groupOf(object);
-    const id = identity(object, isClusterScoped(object, group));
+    const rules = rulesFor(object.kind);
+    const group = groupOf(object, rules);
+    const id = identity(object, isClusterScoped(rules, group));
     if (!group) {
       checked.push({ source, ...id, notServed: notServed(id.kind, str(object.apiVersion), values['group-domain']) });
       progress(checked.length, source);
@@ -198,10 +177,12 @@ async function run(args: string[], io: CliIO): Promise<number> {
     if (operation === 'UPDATE' && values.old && !oldObject) {
       objectProblems.push({ file: source.file, line: source.line, message: `${id.kind} "${id.name}": no stored object with this kind, namespace and name in ${values.old}` });
     }
-    const verdict = validate(object, { operation, oldObject, groupDomain: values['group-domain'], lookups, strict: values.strict });
+    const options = { operation, oldObject, groupDomain: values['group-domain'], lookups, strict: values.strict };
+    // A served group's object of a kind fleetgate does not know (a misspelt kind) is validate()'s to word.
+    const verdict = rules && operation !== 'DELETE' ? validateKind(rules, object, options) : validate(object, options);
     // Only lookups can make the verdict a Promise; awaiting every object would cost a microtask each.
     const result = verdict instanceof Promise ? await verdict : verdict;
-    const patch = values['show-defaults'] ? defaultsPatch(object, { operation }) : undefined;
+    const patch = values['show-defaults'] ? mutationOf(rules, object, { operation }).patch : undefined;
     checked.push({ source, ...id, result, warnings: objectWarnings(result, source.file), group, patch });
     progress(checked.length, source);
   }
@@ -257,37 +238,6 @@ const isInside = (file: string, directory: string): boolean => {
   return path !== '' && !path.startsWith('..') && !isAbsolute(path);
 };
 
-/** What a run found, for the three report formats. */
-interface Report {
-  checked: Checked[];
-  problems: ReadProblem[];
-  /** Warnings said once for the whole run. */
-  once: RunWarning[];
-  summary: Summary;
-  strict: boolean;
-  operation: Operation;
-}
-
-interface Summary {
-  /** Whether the run passed: exit status 0. */
-  passed: boolean;
-  files: number;
-  objects: number;
-  valid: number;
-  invalid: number;
-  /** Objects not served by fleetgate (another API group's, whatever their kind). */
-  skipped: number;
-  /** The warnings reported: those of objects, and once each those said for the whole run. */
-  warnings: number;
-  /** Problems (unreadable files, YAML errors, ...) and, with --strict, objects not served. */
-  errors: number;
-}
-
-const count = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
-const where = (c: Checked) => `${c.source.file}:${c.source.line}`;
-/** `Cluster "m1"`, or `MultiClusterService "default/web"` so a namespaced object can be found. */
-const displayName = (c: Checked) => `${c.kind} "${c.namespace ? `${c.namespace}/` : ''}${c.name}"`;
-
 /**
  * Why an object is not judged. A kind fleetgate serves in another API group (Cluster API's
  * Cluster) is not "a kind fleetgate does not serve": the group is what differs.
@@ -296,99 +246,6 @@ function notServed(kind: string, objectApiVersion: string | undefined, groupDoma
   const rules = rulesFor(kind);
   if (!rules) return `kind ${kind} is not served by fleetgate`;
   return `${kind} of ${objectApiVersion ?? 'no apiVersion'} is not served by fleetgate (fleetgate serves ${kind} of ${apiVersion(rules, groupDomain)})`;
-}
-
-/** `file:line: Warning: Kind "name": text`, at the line of the field the warning is about. */
-const warningLine = (c: Checked, warning: Warning): string => `${c.source.file}:${c.source.lineOf(warning.field)}: Warning: ${displayName(c)}: ${warning.message}`;
-
-function textReport({ checked, problems, once, summary, strict, operation }: Report, quiet: boolean): string {
-  const lines: string[] = [];
-  // A DELETE is refused, not found invalid: the object was fine to write, it is protected from deletion.
-  const refused = operation === 'DELETE' ? 'may not be deleted' : 'is invalid';
-  for (const p of problems) lines.push(`${problemPosition(p)}: error: ${p.message}`);
-  for (const c of checked) {
-    if (!c.result) {
-      if (strict) lines.push(`${where(c)}: error: ${displayName(c)}: ${c.notServed} (an error with --strict)`);
-      continue;
-    }
-    for (const cause of c.result.causes) lines.push(`${c.source.file}:${c.source.lineOf(cause.field)}: ${displayName(c)} ${refused}: ${formatCause(cause)}`);
-    if (c.result.truncated) lines.push(`${where(c)}: ${displayName(c)} ${refused}: ${MORE_CAUSES}`);
-    for (const warning of c.warnings!) lines.push(warningLine(c, warning));
-    if (c.patch?.length) lines.push(`${where(c)}: ${displayName(c)} defaults: ${JSON.stringify(c.patch)}`);
-  }
-  for (const w of once) lines.push(`Warning: ${w.message} (${count(w.objects, 'object')}; ${CONTEXT_HINT})`);
-  if (!quiet) {
-    lines.push(
-      `${count(summary.objects, 'object')} in ${count(summary.files, 'file')}: ${operation === 'DELETE' ? `${summary.valid} deletable, ${summary.invalid} protected` : `${summary.valid} valid, ${summary.invalid} invalid`}, ${summary.skipped} ${strict ? 'not served (errors with --strict)' : 'skipped (not served)'}, ${count(summary.warnings, 'warning')}, ${count(summary.errors, 'error')}`,
-    );
-  }
-  return lines.length ? `${lines.join('\n')}\n` : '';
-}
-
-function jsonReport({ checked, problems, once, summary, strict, operation }: Report) {
-  return {
-    // For DELETE, an invalid object is one that may not be deleted.
-    operation,
-    summary,
-    errors: problems,
-    // Said once for the run, not in each result.
-    warnings: once.map((w) => ({ message: w.message, objects: w.objects })),
-    results: checked.map((c) => ({
-      file: c.source.file,
-      line: c.source.line,
-      kind: c.kind,
-      ...(c.group ? { group: c.group } : {}),
-      namespace: c.namespace,
-      name: c.name,
-      // With --strict an unserved kind fails the run, and says so.
-      status: c.result ? (c.result.allowed ? 'valid' : 'invalid') : strict ? 'unserved' : 'skipped',
-      ...(c.notServed ? { reason: c.notServed } : {}),
-      causes: (c.result?.causes ?? []).map((cause) => ({ ...cause, line: c.source.lineOf(cause.field) })),
-      ...(c.result?.truncated ? { truncated: true } : {}),
-      warnings: (c.warnings ?? []).map((w) => ({ ...w, line: c.source.lineOf(w.field) })),
-      ...(c.patch ? { defaults: c.patch } : {}),
-    })),
-  };
-}
-
-function junitSuites({ checked, problems, once, strict }: Report): JUnitSuite[] {
-  const byFile = new Map<string, JUnitSuite>();
-  const suite = (file: string) => {
-    let s = byFile.get(file);
-    if (!s) byFile.set(file, (s = { name: file, cases: [] }));
-    return s;
-  };
-  for (const p of problems) {
-    suite(p.file).cases.push(problemCase(p));
-  }
-  for (const c of checked) {
-    const name = `${displayName(c)} (${where(c)})`;
-    const classname = c.group ? `${c.kind}.${c.group}` : c.kind;
-    if (!c.result) {
-      suite(c.source.file).cases.push(
-        strict
-          ? { name, classname, failure: { message: `${c.notServed} (an error with --strict)`, details: '' } }
-          : { name, classname, skipped: c.notServed! },
-      );
-    } else {
-      const warnings = c.warnings!.map((w) => warningLine(c, w)).join('\n');
-      const output = warnings ? { output: warnings } : {};
-      if (!c.result.allowed) {
-        const listed = c.result.causes.map(formatCause);
-        const details = (c.result.truncated ? [...listed, MORE_CAUSES] : listed).join('\n');
-        const problems = `${c.result.causes.length}${c.result.truncated ? '+' : ''} problem(s)`;
-        suite(c.source.file).cases.push({ name, classname, failure: { message: `${problems}: ${formatCause(c.result.causes[0]!)}`, details }, ...output });
-      } else {
-        suite(c.source.file).cases.push({ name, classname, ...output });
-      }
-    }
-  }
-  // A run-wide warning goes to the output of each file's suite, with that file's count.
-  for (const [file, s] of byFile) {
-    const notes = once.filter((w) => w.byFile.has(file)).map((w) => `Warning: ${w.message} (${count(w.byFile.get(file)!, 'object')} in this file; ${CONTEXT_HINT})`);
-    if (notes.length) s.output = notes.join('\n');
-  }
-  return [...byFile.values()];
 }
 
 export const validateCommand: Command = { name: 'validate', summary: 'check manifests offline (YAML or JSON files, directories, stdin)', help: HELP, run };

@@ -8,7 +8,7 @@ import { apply, checkPatchOptions, kindInfo, managedFieldsShapeError, managerOrU
 import { FieldSet } from '../../../src/apiserver/apply/field-set.js';
 import { fromFieldsV1, toFieldsV1 } from '../../../src/apiserver/apply/fields-v1.js';
 import { rulesFor } from '../../../rules/index.js';
-import { isRecord } from '../../../src/is.js';
+import { isRecord } from '../../../src/util/is.js';
 
 const CLUSTER = kindInfo(rulesFor('Cluster')!, 'karmada.io');
 const CRON = kindInfo(rulesFor('CronFederatedHPA')!, 'karmada.io');

@@ -19,9 +19,9 @@ import { fieldsV1Text, fromFieldsV1Text } from '../../../src/apiserver/apply/fie
 import { pathText, serializeElement } from '../../../src/apiserver/apply/path-element.js';
 import { listItemElement } from '../../../src/apiserver/apply/list-items.js';
 import { fieldTopology, resolve, topologyOf, type Topology } from '../../../src/apiserver/apply/topology.js';
-import { isRecord } from '../../../src/is.js';
+import { isRecord } from '../../../src/util/is.js';
 import { ApplyConflicts, applyConfiguration, recordUpdate, type ManagerSets, type Schema } from '../../../src/apiserver/apply/updater.js';
-import { sameJson } from '../../../src/json-equal.js';
+import { sameJson } from '../../../src/util/json-equal.js';
 
 const SOURCE = fileURLToPath(new URL('./smd/main.go', import.meta.url));
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { createRequire } from 'node:module';
 import { DEDUCED, SCALAR, resolve, topologyOf, type Topology } from '../../../src/apiserver/apply/topology.js';
-import { AJV_OPTIONS, KUBERNETES_KEYWORDS } from '../../../src/schema-compiler.js';
+import { AJV_OPTIONS, KUBERNETES_KEYWORDS } from '../../../src/schema/compiler.js';
 import { ruleModules, rulesFor } from '../../../rules/index.js';
-import { isRecord } from '../../../src/is.js';
+import { isRecord } from '../../../src/util/is.js';
 
 /** The topology at a dotted path (`[]` steps into a list's items). */
 function at(t: Topology, path: string): Topology {

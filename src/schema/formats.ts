@@ -6,11 +6,11 @@
  */
 import { fullFormats } from 'ajv-formats/dist/formats.js';
 import type { Format, FormatDefinition } from 'ajv';
-import * as names from './checks/names.js';
-import { QUANTITY_FORMAT_MESSAGE, isQuantity } from './checks/quantity.js';
-import { cronScheduleError } from './checks/cron.js';
-import { timeZoneError } from './checks/timezone.js';
-import { memoizeVerdict } from './checks/memo.js';
+import * as names from '../checks/names.js';
+import { QUANTITY_FORMAT_MESSAGE, isQuantity } from '../checks/quantity.js';
+import { cronScheduleError } from '../checks/cron.js';
+import { timeZoneError } from '../checks/timezone.js';
+import { memoizeVerdict } from '../checks/memo.js';
 
 export const formatChecks: Record<string, (value: string) => string | undefined> = {
   'dns1123-label': names.dns1123Label,

@@ -128,11 +128,20 @@ const goNumber: ScalarTag = {
 };
 /** The same, for scalars tagged `!!int` explicitly. */
 const goInt: ScalarTag = { ...goNumber, default: false, tag: 'tag:yaml.org,2002:int' };
-const NUMBER_TAGS = new Set(['tag:yaml.org,2002:int', 'tag:yaml.org,2002:float', 'tag:yaml.org,2002:timestamp']);
+/** go-yaml's booleans, from the one list above (the yaml package's YAML 1.1 list is left out). */
+const goBoolean: ScalarTag = {
+  identify: (value) => typeof value === 'boolean',
+  default: true,
+  tag: 'tag:yaml.org,2002:bool',
+  test: new RegExp(`^(?:${[...BOOLEANS.keys()].join('|')})$`),
+  resolve: (text) => BOOLEANS.get(text)!,
+  stringify: ({ value }) => (value ? 'true' : 'false'),
+};
+const REPLACED_TAGS = new Set(['tag:yaml.org,2002:int', 'tag:yaml.org,2002:float', 'tag:yaml.org,2002:timestamp', 'tag:yaml.org,2002:bool']);
 
 export const KUBECTL_YAML: ParseOptions & DocumentOptions & SchemaOptions = {
   version: '1.1',
-  customTags: (tags) => [...tags.filter((t) => !(typeof t === 'object' && (NUMBER_TAGS.has(t.tag) || t.format === 'TIME'))), goNumber, goInt],
+  customTags: (tags) => [...tags.filter((t) => !(typeof t === 'object' && (REPLACED_TAGS.has(t.tag) || t.format === 'TIME'))), goBoolean, goNumber, goInt],
 };
 
 // js-yaml exports its built-in types; @types/js-yaml does not declare them.

@@ -3,9 +3,12 @@
  * once from YAML or JSON files (multi-document, `List` objects unpacked), for
  * air-gapped installations and tests.
  */
-import { formatProblem, readObjects } from '../manifests.js';
-import { isRecord } from '../is.js';
-import type { Lookups, Service } from '../rule.js';
+import { formatProblem, readObjects } from '../input/manifests.js';
+import { isRecord } from '../util/is.js';
+import type { Lookups, Service } from '../engine/rule.js';
+import { apiVersion, rulesFor } from '../../rules/index.js';
+
+const CUSTOMIZATION = rulesFor('ResourceInterpreterCustomization')!;
 
 /**
  * Lookups answered from a fixed set of objects. Customizations count in their own API group
@@ -13,7 +16,8 @@ import type { Lookups, Service } from '../rule.js';
  * suite's cases may each name their own).
  */
 export function staticLookups(objects: readonly Record<string, unknown>[], groupDomain?: string): Lookups {
-  const isCustomizationVersion = (v: unknown) => (groupDomain === undefined ? typeof v === 'string' && CONFIG_V1ALPHA1.test(v) : v === `config.${groupDomain}/v1alpha1`);
+  const customizationVersion = groupDomain === undefined ? undefined : apiVersion(CUSTOMIZATION, groupDomain);
+  const isCustomizationVersion = (v: unknown) => (customizationVersion === undefined ? typeof v === 'string' && CONFIG_V1ALPHA1.test(v) : v === customizationVersion);
   const services = new Map<string, Service>();
   const customizations: unknown[] = [];
   for (const o of objects) {
@@ -27,7 +31,8 @@ export function staticLookups(objects: readonly Record<string, unknown>[], group
   };
 }
 
-const CONFIG_V1ALPHA1 = /^config\.[^/]+\/v1alpha1$/;
+/** The customizations' apiVersion under any group domain: `config.<domain>/v1alpha1`. */
+const CONFIG_V1ALPHA1 = new RegExp(`^${CUSTOMIZATION.group}\\.[^/]+/${CUSTOMIZATION.version}$`);
 
 /** Lookups from files; throws on the first file that cannot be read, naming its position. */
 export function loadContext(paths: readonly string[], groupDomain?: string): Lookups {

@@ -3,8 +3,8 @@
  * labelled `resourcetemplate.karmada.io/deletion-protected: Always` may not be deleted. The
  * rule reads nothing but that label, so it is the same for every kind.
  */
-import { forbidden, key, type Cause } from './field.js';
-import { isRecord } from './is.js';
+import { forbidden, FieldPath, type Cause } from './field.js';
+import { isRecord } from '../util/is.js';
 
 export const DELETION_PROTECTION_LABEL = 'resourcetemplate.karmada.io/deletion-protected';
 /** The one value that protects; any other, `always` included, does not (as in Karmada). */
@@ -15,7 +15,7 @@ export const DELETION_PROTECTED_MESSAGE = `This resource is protected, please ma
 /** Karmada's path for its deletion protection webhook, which fleetgate serves too. */
 export const DELETION_PROTECTION_PATH = '/validate-resourcedeletionprotection';
 
-const LABEL_FIELD = key('metadata.labels', DELETION_PROTECTION_LABEL);
+const LABEL_FIELD = FieldPath.of('metadata', 'labels').key(DELETION_PROTECTION_LABEL);
 
 /** Why the object (the stored one, about to be deleted) may not be deleted, or undefined. */
 export function deletionProtectionCause(object: unknown): Cause | undefined {

@@ -1,5 +1,5 @@
 /**
- * applyDefaults(): what fleetgate's mutating webhook writes into an object (the spec's defaults,
+ * Defaulting: what fleetgate's mutating webhook writes into an object (the spec's defaults,
  * and Karmada's permanent-id labels and Work manifest pruning), as the RFC 6902 JSON Patch that
  * writes it, together with the object it yields. The rule modules state each change at its path,
  * a default for a field that is missing or null (the API server drops a null the schema does not
@@ -12,10 +12,9 @@
 import { randomUUID } from 'node:crypto';
 import { applyPatch, type Operation as PatchOperation } from 'rfc6902';
 import { escapeToken } from 'rfc6902/pointer.js';
-import { rulesFor } from '../rules/index.js';
-import { DEFAULT_OPERATIONS, MAX_CAUSES, type DefaultOperation, type Operation } from './rule.js';
+import { DEFAULT_OPERATIONS, MAX_CAUSES, type DefaultOperation, type KindRules, type Operation } from './rule.js';
 import type { Cause } from './field.js';
-import { copyJson } from './json-copy.js';
+import { copyJson } from '../util/json-copy.js';
 
 export interface DefaultOptions {
   /** Defaults that apply only on creation (Cluster resource models, a ClusterResourceBinding's id) are skipped on UPDATE. */
@@ -44,9 +43,12 @@ export interface DefaultResult<T = unknown> {
 
 export type { PatchOperation };
 
-/** Never mutates `object`. Objects of kinds fleetgate does not serve come back unchanged. */
-export function applyDefaults<T>(object: T, options: DefaultOptions = {}): DefaultResult<T> {
-  const { patch, causes, truncated } = mutation(object, options);
+/**
+ * The object with the defaults of the kind `rules` describe, and the patch that writes them (the
+ * caller decoded the kind: applyDefaults(), review()). Never mutates `object`.
+ */
+export function defaultObject<T>(rules: KindRules | undefined, object: T, options: DefaultOptions = {}): DefaultResult<T> {
+  const { patch, causes, truncated } = mutationOf(rules, object, options);
   if (causes) return { object, patch, causes, ...(truncated ? { truncated } : {}) };
   if (patch.length === 0) return { object, patch };
   const copy = copyJson(object);
@@ -58,15 +60,9 @@ export function applyDefaults<T>(object: T, options: DefaultOptions = {}): Defau
   return { object: copy, patch };
 }
 
-/** The patch alone: what the mutating webhook answers (none for an object it refuses). */
-export function defaultsPatch(object: unknown, options: DefaultOptions = {}): PatchOperation[] {
-  return mutation(object, options).patch;
-}
-
 /** The patch, or the causes the object is refused for: what the mutating webhook answers. */
-export function mutation(object: unknown, options: DefaultOptions = {}): Omit<DefaultResult, 'object'> {
+export function mutationOf(rules: KindRules | undefined, object: unknown, options: DefaultOptions = {}): Omit<DefaultResult, 'object'> {
   if (options.subResource) return { patch: [] };
-  const rules = typeof object === 'object' && object !== null ? rulesFor((object as { kind?: unknown }).kind) : undefined;
   if (!rules?.defaults) return { patch: [] };
   const operation = options.operation ?? 'CREATE';
   if (!(rules.defaultOperations ?? DEFAULT_OPERATIONS).includes(operation as DefaultOperation)) return { patch: [] };

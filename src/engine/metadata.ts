@@ -2,10 +2,11 @@
  * ObjectMeta rules the API server applies to every kind (apimachinery's
  * ValidateObjectMeta / ValidateObjectMetaUpdate), with the kind's own name syntax.
  */
-import { child, forbidden, index, invalid, key, required, tooLong } from './field.js';
-import { dns1123Label, dns1123Subdomain, qualifiedName, labelValue } from './checks/names.js';
+import { child, forbidden, index, invalid, key, required, tooLong, type Field } from './field.js';
+import { FieldPath } from './path.js';
+import { dns1123Label, dns1123Subdomain, qualifiedName, labelValue } from '../checks/names.js';
 import { addCause, addWarning, type KindRules, type RuleContext } from './rule.js';
-import { isRecord } from './is.js';
+import { isRecord } from '../util/is.js';
 
 const TOTAL_ANNOTATION_SIZE_LIMIT = 256 * 1024;
 
@@ -17,8 +18,11 @@ const TOTAL_ANNOTATION_SIZE_LIMIT = 256 * 1024;
  */
 export const maskTrailingDash = (prefix: string): string => (prefix.length > 1 && prefix.endsWith('-') ? `${prefix.slice(0, -2)}a` : prefix);
 
+/** The path of every object's metadata. */
+const METADATA = FieldPath.root.child('metadata');
+
 export function checkMetadata(rules: KindRules, metadata: unknown, ctx: RuleContext): void {
-  const path = 'metadata';
+  const path = METADATA;
   if (!isRecord(metadata)) {
     // None at all (or null, which Go decodes as none): the name is what it lacks.
     if (metadata === undefined || metadata === null) addCause(ctx, required(child(path, 'name'), 'name or generateName is required'));
@@ -43,24 +47,14 @@ export function checkMetadata(rules: KindRules, metadata: unknown, ctx: RuleCont
     // The API server clears it before validation and admission (EnsureObjectNamespaceMatchesRequestNamespace):
     // kubectl apply of such a manifest succeeds, so it is no reason to deny one.
     if (typeof namespace === 'string' && namespace !== '') {
-      addWarning(ctx, child(path, 'namespace'), `metadata.namespace: ignored: ${rules.kind} is cluster-scoped; the API server clears the namespace before it validates or stores the object`);
+      addWarning(ctx, child(path, 'namespace'), `${child(path, 'namespace')}: ignored: ${rules.kind} is cluster-scoped; the API server clears the namespace before it validates or stores the object`);
     }
   } else if (typeof namespace === 'string' && namespace !== '') {
     const problem = dns1123Label(namespace);
     if (problem) addCause(ctx, invalid(child(path, 'namespace'), namespace, problem));
   }
 
-  if (isRecord(labels)) {
-    for (const k of Object.keys(labels)) {
-      const v = labels[k];
-      const keyProblem = qualifiedName(k);
-      if (keyProblem) addCause(ctx, invalid(child(path, 'labels'), k, keyProblem));
-      if (typeof v === 'string') {
-        const valueProblem = labelValue(v);
-        if (valueProblem) addCause(ctx, invalid(key(child(path, 'labels'), k), v, valueProblem));
-      }
-    }
-  }
+  if (isRecord(labels)) checkLabels(ctx, labels, child(path, 'labels'));
 
   if (isRecord(annotations)) {
     let units = 0;
@@ -103,6 +97,22 @@ export function checkMetadata(rules: KindRules, metadata: unknown, ctx: RuleCont
 }
 
 /**
+ * Labels, or a selector's matchLabels, at `path`: each key a qualified name (the cause names the
+ * map, as Kubernetes does), each string value a label value (the cause names the key).
+ */
+export function checkLabels(ctx: RuleContext, labels: Record<string, unknown>, path: Field): void {
+  for (const k of Object.keys(labels)) {
+    const v = labels[k];
+    const keyProblem = qualifiedName(k);
+    if (keyProblem) addCause(ctx, invalid(path, k, keyProblem));
+    if (typeof v === 'string') {
+      const valueProblem = labelValue(v);
+      if (valueProblem) addCause(ctx, invalid(key(path, k), v, valueProblem));
+    }
+  }
+}
+
+/**
  * Kubernetes' ObjectMeta update rules. Fields the API server restores from the stored object
  * before it validates (creationTimestamp, generation, a uid, deletionTimestamp or grace period
  * left out) are not judged: a change there never reaches storage, so it is no mistake to deny.
@@ -114,24 +124,24 @@ export function checkMetadataUpdate(rules: KindRules, metadata: unknown, oldMeta
   for (const field of rules.scope === 'Cluster' ? (['name'] as const) : (['name', 'namespace'] as const)) {
     const now = metadata[field] ?? '';
     const before = oldMetadata[field] ?? '';
-    if (now !== before) addCause(ctx, invalid(child('metadata', field), now, 'field is immutable'));
+    if (now !== before) addCause(ctx, invalid(METADATA.child(field), now, 'field is immutable'));
   }
   if (isNonEmptyString(metadata.uid) && metadata.uid !== (oldMetadata.uid ?? '')) {
-    addCause(ctx, invalid('metadata.uid', metadata.uid, 'field is immutable'));
+    addCause(ctx, invalid(METADATA.child('uid'), metadata.uid, 'field is immutable'));
   }
   // Set by a delete, never by an update; once set, the API server keeps the stored value.
   if (metadata.deletionTimestamp !== undefined && metadata.deletionTimestamp !== null && (oldMetadata.deletionTimestamp ?? null) === null) {
-    addCause(ctx, invalid('metadata.deletionTimestamp', metadata.deletionTimestamp, 'field is immutable; it is set by deleting the object'));
+    addCause(ctx, invalid(METADATA.child('deletionTimestamp'), metadata.deletionTimestamp, 'field is immutable; it is set by deleting the object'));
   }
   const grace = metadata.deletionGracePeriodSeconds;
   if (grace !== undefined && grace !== null && grace !== (oldMetadata.deletionGracePeriodSeconds ?? null)) {
-    addCause(ctx, invalid('metadata.deletionGracePeriodSeconds', grace, 'field is immutable'));
+    addCause(ctx, invalid(METADATA.child('deletionGracePeriodSeconds'), grace, 'field is immutable'));
   }
   if ((oldMetadata.deletionTimestamp ?? null) !== null && Array.isArray(metadata.finalizers)) {
     const before = new Set(Array.isArray(oldMetadata.finalizers) ? oldMetadata.finalizers : []);
     const added = metadata.finalizers.filter((f) => !before.has(f));
     if (added.length) {
-      addCause(ctx, forbidden('metadata.finalizers', `no new finalizers can be added if the object is being deleted, found new finalizers ${JSON.stringify(added)}`));
+      addCause(ctx, forbidden(METADATA.child('finalizers'), `no new finalizers can be added if the object is being deleted, found new finalizers ${JSON.stringify(added)}`));
     }
   }
 }

@@ -5,8 +5,8 @@
  * other objects only through the injected lookups.
  */
 import type { TSchema } from '@sinclair/typebox';
-import { causeKey, keptWarning, sectionOf, type Cause, type Warning } from './field.js';
-import { isRecord } from './is.js';
+import { causeKey, keptWarning, sectionOfItem, warningAt, type Cause, type Field, type Warning } from './field.js';
+import { isRecord } from '../util/is.js';
 
 export type Operation = 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT';
 
@@ -89,7 +89,7 @@ const WARNINGS_RECORDED = 2 * MAX_WARNINGS;
 export const UNKNOWN_SECTION = '*';
 
 export function addCause(ctx: RuleContext, cause: Cause): void {
-  if (ctx.leftAsStored?.(sectionOf(cause.field))) recordWarning(ctx, keptWarning(cause));
+  if (ctx.leftAsStored?.(sectionOfItem(cause))) recordWarning(ctx, keptWarning(cause));
   else if (ctx.causes.length < CAUSES_RECORDED) ctx.causes.push(cause);
   else noteDropped(ctx, cause);
 }
@@ -99,7 +99,7 @@ export function addCause(ctx: RuleContext, cause: Cause): void {
  * repeats a recorded one (finish() would drop it, and "more causes" would be untrue).
  */
 function noteDropped(ctx: RuleContext, cause: Cause): void {
-  const section = sectionOf(cause.field);
+  const section = sectionOfItem(cause);
   if (ctx.droppedFrom?.has(section)) return;
   const recorded = (ctx.recordedKeys ??= new Set(ctx.causes.map(causeKey)));
   if (!recorded.has(causeKey(cause))) (ctx.droppedFrom ??= new Set()).add(section);
@@ -109,8 +109,8 @@ function noteDropped(ctx: RuleContext, cause: Cause): void {
  * Adds a warning about `field` ('' for none: the object as a whole, or how it was checked); `message`
  * is the whole text, which usually starts with the field.
  */
-export function addWarning(ctx: RuleContext, field: string, message: string): void {
-  recordWarning(ctx, { field, message });
+export function addWarning(ctx: RuleContext, field: Field, message: string): void {
+  recordWarning(ctx, warningAt(field, message));
 }
 
 /** A warning past the bound is noted as dropped unless it repeats a recorded one (listedWarnings drops repeats). */
@@ -186,6 +186,25 @@ export interface KindRules<T = any> {
    */
   readonly permanentIdLabel?: string;
 }
+
+/** The domain of the API groups when none is given: `<group>.karmada.io`. */
+export const DEFAULT_GROUP_DOMAIN = 'karmada.io';
+
+/** The group domain an option gives, or the default: every entry point resolves it here. */
+export const groupDomainOf = (given: string | undefined): string => given ?? DEFAULT_GROUP_DOMAIN;
+
+/** `cluster.karmada.io`, or the group under another domain. */
+export const apiGroup = (rules: Pick<KindRules, 'group'>, groupDomain = DEFAULT_GROUP_DOMAIN): string => `${rules.group}.${groupDomain}`;
+
+/** `cluster.karmada.io/v1alpha1`; asked once per validated object, and a process serves one domain, so the last answer is kept. */
+export const apiVersion = (rules: KindRules, groupDomain = DEFAULT_GROUP_DOMAIN): string => {
+  const last = lastApiVersion.get(rules);
+  if (last?.groupDomain === groupDomain) return last.apiVersion;
+  const answer = `${apiGroup(rules, groupDomain)}/${rules.version}`;
+  lastApiVersion.set(rules, { groupDomain, apiVersion: answer });
+  return answer;
+};
+const lastApiVersion = new WeakMap<KindRules, { groupDomain: string; apiVersion: string }>();
 
 /** The operations a mutating webhook entry can name for these kinds. */
 export type DefaultOperation = 'CREATE' | 'UPDATE';

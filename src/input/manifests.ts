@@ -13,9 +13,11 @@ import { readFileSync, readdirSync, realpathSync, statSync, type Dirent } from '
 import { join } from 'node:path';
 import jsyaml from 'js-yaml';
 import { KUBECTL_JSYAML_SCHEMA } from './yaml.js';
-import { isRecord } from './is.js';
-import { lineAndColumn } from './line-column.js';
-import { decodeManifest, readStdin } from './manifest-text.js';
+import { isRecord } from '../util/is.js';
+import { asPath, type Segment } from '../engine/path.js';
+import type { Field } from '../engine/field.js';
+import { lineAndColumn } from '../util/line-column.js';
+import { decodeManifest, readStdin } from './text.js';
 
 export { decodeManifest };
 
@@ -33,8 +35,8 @@ export interface Source {
   file: string;
   /** The 1-based line the object starts on. */
   readonly line: number;
-  /** The line of a field given by its path (`spec.taints[0].effect`), or of its nearest existing parent. */
-  lineOf(field: string): number;
+  /** The line of a field (a cause's path, or its text `spec.taints[0].effect`), or of its nearest existing parent. */
+  lineOf(field: Field): number;
 }
 
 export interface ReadProblem {
@@ -181,16 +183,6 @@ export function expandPaths(paths: readonly string[], problems: ReadProblem[]): 
   return paths.includes('-') ? [...files, '-'] : files;
 }
 
-/** `spec.taints[0].effect` → ['spec', 'taints', 0, 'effect']; `spec.overall[cpu]` → [..., 'cpu']. */
-function pathSegments(field: string): (string | number)[] {
-  const segments: (string | number)[] = [];
-  for (const m of field.matchAll(/([^.[\]]+)|\[([^\]]*)\]/g)) {
-    if (m[1] !== undefined) segments.push(m[1]);
-    else segments.push(/^\d+$/.test(m[2]!) ? Number(m[2]) : m[2]!);
-  }
-  return segments;
-}
-
 /** A node of one document as js-yaml composed it. */
 interface PositionNode {
   /** 0-based line within the document's text where the node was opened. */
@@ -309,7 +301,7 @@ function keyPosition(mapping: PositionNode, key: string): number | undefined {
 }
 
 /** The 0-based line of the field at `segments`, or of its nearest existing parent; undefined when not even the first segment exists. */
-function locate(root: PositionNode | undefined, segments: (string | number)[]): number | undefined {
+function locate(root: PositionNode | undefined, segments: readonly Segment[]): number | undefined {
   let node = root;
   let line: number | undefined;
   for (const segment of segments) {
@@ -528,9 +520,9 @@ function* manifestsIn(text: string, file: string, problems: ReadProblem[]): Gene
 
     // The position tree is built on first use, and only for this document.
     let tree: PositionNode | undefined;
-    const lineIn = (prefix: (string | number)[], field: string, fallback: number) => {
+    const lineIn = (prefix: Segment[], field: Field, fallback: number) => {
       tree ??= positionTree(chunk.text);
-      const line = locate(tree, [...prefix, ...pathSegments(field)]);
+      const line = locate(tree, [...prefix, ...asPath(field).segments()]);
       return line === undefined ? fallback : chunk.firstLine + line;
     };
 

@@ -10,7 +10,9 @@
  * and ends the path's position: such fields keep the order they were found in, as do fields of
  * one position.
  */
-import { isRecord } from './is.js';
+import { isRecord } from '../util/is.js';
+import { pathOf } from './field.js';
+import type { FieldPath, Segment } from './path.js';
 
 /** Objects with more keys than this get an index of their keys, made once per ordering. */
 const SCANNED_KEYS = 32;
@@ -22,10 +24,10 @@ const ABSENT = Number.POSITIVE_INFINITY;
  * `items` sorted by the position of their field in `object`, stably; `items` itself when they
  * are in order already (the usual case: most come from one pass over the object).
  */
-export function inObjectOrder<T extends { field: string }>(items: T[], object: unknown): T[] {
+export function inObjectOrder<T extends { field: string; path?: FieldPath }>(items: T[], object: unknown): T[] {
   if (items.length < 2) return items;
   const position = positions(object);
-  const at = items.map((item) => position(item.field));
+  const at = items.map((item) => position(pathOf(item).segments()));
   let sorted = true;
   for (let i = 1; i < at.length && sorted; i++) sorted = compare(at[i - 1]!, at[i]!) <= 0;
   if (sorted) return items;
@@ -45,8 +47,8 @@ function compare(a: readonly number[], b: readonly number[]): number {
   return a.length - b.length;
 }
 
-/** The position of a field path in `object`, with the key indexes of large objects kept between calls. */
-function positions(object: unknown): (field: string) => number[] {
+/** The position of a field path (its steps) in `object`, with the key indexes of large objects kept between calls. */
+function positions(object: unknown): (segments: readonly Segment[]) => number[] {
   const indexes = new Map<object, Map<string, number>>();
   const keyRank = (record: Record<string, unknown>, key: string): number => {
     if (!Object.hasOwn(record, key)) return ABSENT;
@@ -56,30 +58,19 @@ function positions(object: unknown): (field: string) => number[] {
     if (!index) indexes.set(record, (index = new Map(keys.map((k, i) => [k, i]))));
     return index.get(key)!;
   };
-  return (field) => {
+  return (segments) => {
     const ranks: number[] = [];
     let value: unknown = object;
-    let i = 0;
-    while (i < field.length) {
-      let step: string;
-      if (field[i] === '[') {
-        const end = field.indexOf(']', i + 1);
-        step = field.slice(i + 1, end < 0 ? field.length : end);
-        i = end < 0 ? field.length : end + 1;
-      } else {
-        if (field[i] === '.') i++;
-        let end = i;
-        while (end < field.length && field[end] !== '.' && field[end] !== '[') end++;
-        step = field.slice(i, end);
-        i = end;
-      }
+    for (const step of segments) {
       let rank = ABSENT;
-      if (Array.isArray(value)) rank = /^\d+$/.test(step) ? Number(step) : ABSENT;
-      else if (isRecord(value)) rank = keyRank(value, step);
+      if (Array.isArray(value)) rank = typeof step === 'number' ? step : DIGITS.test(step) ? Number(step) : ABSENT;
+      else if (isRecord(value)) rank = keyRank(value, String(step));
       ranks.push(rank);
       if (rank === ABSENT) break;
-      value = Array.isArray(value) ? value[rank] : (value as Record<string, unknown>)[step];
+      value = Array.isArray(value) ? value[rank] : (value as Record<string, unknown>)[String(step)];
     }
     return ranks;
   };
 }
+
+const DIGITS = /^\d+$/;

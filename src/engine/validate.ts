@@ -1,0 +1,305 @@
+/**
+ * The engine's judgement of one object whose kind the caller decoded (src/decode, src/admission):
+ * schema pass → metadata → the kind's rules → context rules through the injected lookups →
+ * the causes in object order. The kind's rules come in as an argument: the engine knows no registry.
+ */
+import { causeKey, FieldPath, keptWarning, notSupported, sectionOf, warningAt, type Cause, type Field, type Warning } from './field.js';
+import { checkSchema, unknownFieldCause, type SchemaResult } from '../schema/pass.js';
+import { kindValidator } from '../schema/validators.js';
+import { readNulls } from '../schema/nulls.js';
+import { checkMetadata, checkMetadataUpdate } from './metadata.js';
+import { addCause, addWarning, apiVersion, recordWarning, groupDomainOf, UNKNOWN_SECTION, MAX_CAUSES, MAX_WARNINGS, MORE_WARNINGS, type KindRules, type Lookups, type MaybePromise, type Operation, type RuleContext, type RuleOptions } from './rule.js';
+import { isRecord } from '../util/is.js';
+import { inObjectOrder } from './object-order.js';
+import { deletionProtectionCause } from './deletion-protection.js';
+import { sectionRoles, sectionsLeftAsStored, statusLeftAsStored } from './ratchet.js';
+
+export interface ValidateOptions extends RuleOptions {
+  /**
+   * CREATE (default) or UPDATE judge `object` by every rule. DELETE judges the object being
+   * deleted, `oldObject` (or `object` when there is none), by Karmada's deletion protection
+   * alone, whatever its kind. CONNECT is always allowed.
+   */
+  operation?: Operation;
+  /** The stored object: the one an UPDATE replaces, or a DELETE removes. */
+  oldObject?: unknown;
+  /** `status` for writes to the status subresource; a write to any other is not judged (allowed, with a warning). */
+  subResource?: string;
+  /** Domain suffix of the API groups; default `karmada.io`. */
+  groupDomain?: string;
+  /** Reads of other objects for the context rules; without them those rules are skipped with a warning. */
+  lookups?: Lookups;
+  /** Report unknown fields as errors instead of warnings. */
+  strict?: boolean;
+}
+
+export interface ValidationResult {
+  allowed: boolean;
+  /** Each mistake once, in the order of the fields they name in the object (keys as it lists them, items by index). */
+  causes: Cause[];
+  /** What the API server passes on to kubectl as warnings. */
+  warnings: string[];
+  /** The same warnings, in the same order, each with the field it is about (see Warning). */
+  warningDetails: Warning[];
+  /**
+   * Set when the object has more causes than a result lists (MAX_CAUSES, 1,000): `causes` are
+   * the first found, in object order. Such an object is always refused.
+   */
+  truncated?: true;
+}
+
+
+/** What the engine needs besides the options: how to read the stored object as the webhook defaulted the write. */
+export interface JudgeOptions extends ValidateOptions {
+  /**
+   * The stored object with fleetgate's defaults filled in, as the mutating webhook filled them into
+   * the write (see sectionsLeftAsStored); the stored object itself when absent. Asked at most once.
+   */
+  storedWithDefaults?: (stored: Record<string, unknown>, object: Record<string, unknown>) => Record<string, unknown>;
+}
+
+/**
+ * Judges one object of the kind `rules` describe (the caller decoded the kind: validate(),
+ * review()). Returns synchronously unless a lookup answers with a Promise.
+ */
+export function judgeObject(rules: KindRules, object: Record<string, unknown>, options: JudgeOptions): MaybePromise<ValidationResult> {
+  const operation = options.operation ?? 'CREATE';
+  const statusOnly = options.subResource === 'status';
+  const read = readForSchema(rules, object, operation === 'UPDATE' && isRecord(options.oldObject) ? options.oldObject : undefined, statusOnly, options);
+  object = read.object;
+  const stored = read.stored;
+  const ctx = newContext(operation, stored ?? options.oldObject, options);
+  if (read.leftAsStored) ctx.leftAsStored = read.leftAsStored;
+
+  const expectedApiVersion = apiVersion(rules, ctx.groupDomain);
+  // A missing, empty or non-string apiVersion is the schema pass's (Required, or a type): one cause per mistake.
+  if (typeof object.apiVersion === 'string' && object.apiVersion !== '' && object.apiVersion !== expectedApiVersion) {
+    addCause(ctx, notSupported(API_VERSION, object.apiVersion, [expectedApiVersion]));
+  }
+  if (operation === 'UPDATE' && !stored) addWarning(ctx, FieldPath.root, UPDATE_NOT_CHECKED);
+  const wellFormed = recordSchema(ctx, object, read.schema, statusOnly, options.strict === true);
+  checkMetadata(rules, object.metadata, ctx);
+  // A bad value kept as stored is still bad: the rules may trip over it (see runRules).
+  runRules(rules, object, stored, ctx, wellFormed);
+  const pending = statusOnly ? undefined : runContextRules(rules, object, options.lookups, ctx);
+  return pending ? pending.then(() => finish(ctx, object)) : finish(ctx, object);
+}
+
+/** A judgement's context: what the rules read, and where they record what they find. */
+function newContext(operation: Operation, oldObject: unknown, options: ValidateOptions): RuleContext {
+  return { operation, oldObject, subResource: options.subResource ?? '', groupDomain: groupDomainOf(options.groupDomain), options, causes: [], warnings: [] };
+}
+
+/**
+ * Judges nothing: a result with one cause, or with one warning (for what the caller decoded
+ * as not fleetgate's to judge).
+ */
+export function judgedOnly(found: { cause?: Cause; warning?: string }): ValidationResult {
+  const ctx = newContext('CREATE', undefined, NO_OPTIONS);
+  if (found.cause) addCause(ctx, found.cause);
+  if (found.warning) addWarning(ctx, FieldPath.root, found.warning);
+  return finish(ctx, undefined);
+}
+
+/**
+ * A DELETE: the object deleted, the stored one (an AdmissionReview's DELETE carries it as
+ * oldObject, and no object), judged by deletion protection alone.
+ */
+export function judgeDelete(deleted: unknown): ValidationResult {
+  const cause = deletionProtectionCause(deleted);
+  return cause ? { allowed: false, causes: [cause], warnings: [], warningDetails: [] } : { allowed: true, causes: [], warnings: [], warningDetails: [] };
+}
+
+interface Read {
+  object: Record<string, unknown>;
+  stored: Record<string, unknown> | undefined;
+  schema: SchemaResult;
+  leftAsStored: ((section: string) => boolean) | undefined;
+}
+
+/**
+ * The schema pass, on the object (and the stored one) as the API server reads their nulls: a
+ * null the schema pass finds in an optional field is dropped (see SchemaResult.nulls), and the
+ * pass runs once more on what that leaves. Rare, so simply run again.
+ */
+function readForSchema(rules: KindRules, object: Record<string, unknown>, stored: Record<string, unknown> | undefined, statusOnly: boolean, options: JudgeOptions): Read {
+  const first = schemaPass(rules, object, stored, statusOnly, options);
+  // A stored object from the API server holds no null the schema reports; one from a test file may.
+  if (!first.schema.nulls.length && !(stored && holdsNull(stored))) return first;
+  const storedNulls = stored ? checkSchema(rules.schema, stored, kindValidator(rules)).nulls : [];
+  if (first.schema.nulls.length === 0 && storedNulls.length === 0) return first;
+  const reread = first.schema.nulls.length ? readNulls(object, first.schema.nulls) : object;
+  return schemaPass(rules, reread, storedNulls.length ? readNulls(stored!, storedNulls) : stored, statusOnly, options);
+}
+
+function schemaPass(rules: KindRules, object: Record<string, unknown>, stored: Record<string, unknown> | undefined, statusOnly: boolean, options: JudgeOptions): Read {
+  const withDefaults = options.storedWithDefaults;
+  const leftAsStored = stored && sectionsLeftAsStored(object, stored, withDefaults ? () => withDefaults(stored, object) : () => stored);
+  const schema = checkSchema(rules.schema, object, kindValidator(rules), stored, sectionRoles(statusOnly, leftAsStored));
+  return { object, stored, schema, leftAsStored };
+}
+
+/** The schema pass's findings, recorded as causes and warnings; whether it found the object well formed. */
+function recordSchema(ctx: RuleContext, object: Record<string, unknown>, schema: SchemaResult, statusOnly: boolean, strict: boolean): boolean {
+  // Unknown fields past the bound are causes with strict, warnings without.
+  const unknownCausesSkipped = schema.unknownFieldsSkipped && strict;
+  if (schema.truncated || unknownCausesSkipped) (ctx.droppedFrom ??= new Set()).add(UNKNOWN_SECTION);
+  if (schema.keptSkipped || (schema.unknownFieldsSkipped && !unknownCausesSkipped)) ctx.warningsDropped = true;
+  const schemaCauses = statusOnly ? schema.causes.filter((c) => inStatusWrite(c.path ?? c.field)) : schema.causes;
+  for (const cause of schemaCauses) {
+    // No metadata at all is reported as Kubernetes reports it, by the name it lacks (checkMetadata).
+    if (!(cause.field === 'metadata' && object.metadata == null)) addCause(ctx, cause);
+  }
+  for (const cause of statusOnly ? schema.kept.filter((c) => inStatusWrite(c.path ?? c.field)) : schema.kept) {
+    recordWarning(ctx, keptWarning(cause));
+  }
+  const unknownFields = statusOnly ? schema.unknownFieldPaths.filter(inStatusWrite) : schema.unknownFieldPaths;
+  for (const path of unknownFields) {
+    if (strict) addCause(ctx, unknownFieldCause(path));
+    else addWarning(ctx, path, `unknown field "${path}"`);
+  }
+  return schema.causes.length === 0 && schema.kept.length === 0 && !schema.truncated && !schema.keptSkipped && !schema.ignoredSkipped;
+}
+
+/**
+ * The context rules, through the lookups; a Promise when a lookup answers with one. Without the
+ * lookups they need, they are skipped with a warning that says so.
+ */
+function runContextRules(rules: KindRules, object: Record<string, unknown>, lookups: Lookups | undefined, ctx: RuleContext): Promise<void> | undefined {
+  if (!rules.validateWithLookups) return undefined;
+  if (rules.lookupsApply && !rules.lookupsApply(object)) return undefined;
+  if (!lookups) {
+    addWarning(ctx, FieldPath.root, lookupsNotSupplied(rules));
+    return undefined;
+  }
+  if (rules.lookupFunction && !lookups[rules.lookupFunction]) {
+    addWarning(ctx, FieldPath.root, `${rules.lookupsNeeded ?? 'context rules'} not checked: the lookups have no ${rules.lookupFunction}`);
+    return undefined;
+  }
+  const pending = rules.validateWithLookups(object, lookups, ctx);
+  return pending instanceof Promise ? pending : undefined;
+}
+
+export const NO_OPTIONS: ValidateOptions = Object.freeze({});
+
+/** The warning on an object of this kind validated without lookups: its context rules were not checked. */
+export const lookupsNotSupplied = (rules: KindRules): string => `${rules.lookupsNeeded ?? 'context rules'} not checked: no lookups were supplied`;
+
+/** Whether a null is anywhere in a value; each object is looked into once, so one that refers to itself ends too. */
+function holdsNull(value: unknown): boolean {
+  const pending: unknown[] = [value];
+  const seen = new Set<object>();
+  while (pending.length) {
+    const node = pending.pop();
+    if (node === null) return true;
+    if (typeof node !== 'object' || seen.has(node)) continue;
+    seen.add(node);
+    for (const key in node) pending.push((node as Record<string, unknown>)[key]);
+  }
+  return false;
+}
+
+const API_VERSION = FieldPath.of('apiVersion');
+
+const UPDATE_NOT_CHECKED = 'update rules (immutable fields) not checked: no oldObject (the stored object) was given';
+
+/** Fields a status write may change: status and metadata (a field named `metadataFoo` is neither). */
+const inStatusWrite = (field: Field): boolean => {
+  const section = sectionOf(field);
+  const text = String(field);
+  return section === 'status' || section === 'metadata' || text === 'apiVersion' || text === 'kind';
+};
+
+/**
+ * The kind's own rules. They read defensively, but if the schema pass already
+ * found the object malformed, a rule tripping over it adds nothing the user needs;
+ * on a well-formed object a throw is a bug and propagates.
+ */
+function runRules(rules: KindRules, object: Record<string, unknown>, old: Record<string, unknown> | undefined, ctx: RuleContext, wellFormed: boolean): void {
+  const statusOnly = ctx.subResource === 'status';
+  // Each step is guarded on its own, so one tripping over a malformed object does not skip the next.
+  if (!statusOnly && rules.validate) {
+    try {
+      rules.validate(object, ctx);
+    } catch (err) {
+      if (wellFormed) throw err;
+    }
+  }
+  if (rules.validateStatus && !statusLeftAsStored(object, old)) {
+    try {
+      rules.validateStatus(object, ctx);
+    } catch (err) {
+      if (wellFormed) throw err;
+    }
+  }
+  if (!old) return;
+  try {
+    checkMetadataUpdate(rules, object.metadata, old.metadata, ctx);
+  } catch (err) {
+    if (wellFormed) throw err;
+  }
+  if (!statusOnly && rules.validateUpdate) {
+    try {
+      rules.validateUpdate(object, old, ctx);
+    } catch (err) {
+      if (wellFormed) throw err;
+    }
+  }
+}
+
+/** The result of judging `object`: causes in the order of their fields in it (see object-order.ts). */
+function finish(ctx: RuleContext, object: unknown): ValidationResult {
+  const warningDetails = listedWarnings(ctx);
+  // Most objects have none: no call to map for them.
+  const warnings = warningDetails.length === 0 ? [] : warningDetails.map(messageOf);
+  const causes = ctx.causes;
+  if (causes.length === 0 && !ctx.droppedFrom) return { allowed: true, causes, warnings, warningDetails };
+  if (causes.length === 1 && !ctx.droppedFrom) return { allowed: false, causes, warnings, warningDetails };
+  const listed = withoutRepeats(inObjectOrder(causes, object));
+  if (listed.length <= MAX_CAUSES && !ctx.droppedFrom) return { allowed: false, causes: listed, warnings, warningDetails };
+  return { allowed: false, causes: listed.slice(0, MAX_CAUSES), warnings, warningDetails, truncated: true };
+}
+
+const messageOf = (warning: Warning): string => warning.message;
+
+/** The warnings a result lists: each text once (the first found, with its field), up to the bound. */
+function listedWarnings(ctx: RuleContext): Warning[] {
+  if (ctx.warnings.length < 2 && !ctx.warningsDropped) return ctx.warnings;
+  const seen = new Set<string>();
+  const warnings: Warning[] = [];
+  for (const w of ctx.warnings) {
+    if (seen.has(w.message)) continue;
+    seen.add(w.message);
+    warnings.push(w);
+  }
+  if (warnings.length <= MAX_WARNINGS && !ctx.warningsDropped) return warnings;
+  return [...warnings.slice(0, MAX_WARNINGS), warningAt(FieldPath.root, MORE_WARNINGS)];
+}
+
+const FEW_CAUSES = 16;
+
+/** The same cause reported twice (by the schema and a rule, say) is listed once. */
+export function withoutRepeats(causes: Cause[]): Cause[] {
+  if (causes.length > FEW_CAUSES) {
+    const seen = new Set<string>();
+    return causes.filter((c) => {
+      const id = causeKey(c);
+      if (seen.has(id)) return false;
+      seen.add(id);
+      return true;
+    });
+  }
+  // Few causes (the usual case) compare pairwise, without building a key for each.
+  let kept: Cause[] | undefined;
+  for (let i = 0; i < causes.length; i++) {
+    const c = causes[i]!;
+    let repeat = false;
+    for (let j = 0; j < i && !repeat; j++) {
+      const d = causes[j]!;
+      repeat = d.field === c.field && d.type === c.type && d.message === c.message;
+    }
+    if (repeat) kept ??= causes.slice(0, i);
+    else kept?.push(c);
+  }
+  return kept ?? causes;
+}
