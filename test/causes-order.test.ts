@@ -81,6 +81,19 @@ describe('the causes of a verdict', () => {
     expect(answer.response!.status!.details!.causes!.map((c) => c.field)).toEqual(['spec.rules[0].http.paths[0].path', 'spec.rules[0].http.paths[1].pathType']);
   });
 
+  it('list warnings in object order too: an unknown field after the deprecated one it follows', () => {
+    const cluster = structuredClone(examples.find((e) => e.kind === 'Cluster')!) as Record<string, any>;
+    cluster.spec.zone = 'z1';
+    cluster.spec.bogus = 1;
+    const { warningDetails, warnings } = validate(cluster);
+    expect(warningDetails.map((w) => w.field)).toEqual(['spec.zone', 'spec.bogus']);
+    expect(warnings).toEqual(warningDetails.map((w) => w.message));
+    // The other way round in the object, the other way round in the answer.
+    const { bogus, ...spec } = cluster.spec;
+    cluster.spec = { bogus, ...spec };
+    expect(validate(cluster).warningDetails.map((w) => w.field)).toEqual(['spec.bogus', 'spec.zone']);
+  });
+
   it('put a metadata mistake before a spec mistake the schema found first', () => {
     const cluster = structuredClone(examples.find((e) => e.kind === 'Cluster')!) as Record<string, any>;
     cluster.spec.syncMode = 'Sometimes';

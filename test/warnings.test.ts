@@ -29,10 +29,10 @@ describe('warnings name the field they are about', () => {
       o.metadata.namespace = 'default';
     }));
     expect(placed(result)).toEqual([
-      ['spec.bogus', 'unknown field "spec.bogus"'],
       ['metadata.namespace', expect.stringMatching(/^metadata\.namespace: ignored: /)],
-      ['spec.zone', 'spec.zone is deprecated and never used; use spec.zones'],
       ['spec.zones[1]', 'spec.zones[1]: zone "a" is already listed at spec.zones[0]'],
+      ['spec.bogus', 'unknown field "spec.bogus"'],
+      ['spec.zone', 'spec.zone is deprecated and never used; use spec.zones'],
     ]);
   });
 

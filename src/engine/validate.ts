@@ -247,9 +247,9 @@ function runRules(rules: KindRules, object: Record<string, unknown>, old: Record
   }
 }
 
-/** The result of judging `object`: causes in the order of their fields in it (see object-order.ts). */
+/** The result of judging `object`: causes and warnings in the order of their fields in it (see object-order.ts). */
 function finish(ctx: RuleContext, object: unknown): ValidationResult {
-  const warningDetails = listedWarnings(ctx);
+  const warningDetails = listedWarnings(ctx, object);
   // Most objects have none: no call to map for them.
   const warnings = warningDetails.length === 0 ? [] : warningDetails.map(messageOf);
   const causes = ctx.causes;
@@ -262,8 +262,8 @@ function finish(ctx: RuleContext, object: unknown): ValidationResult {
 
 const messageOf = (warning: Warning): string => warning.message;
 
-/** The warnings a result lists: each text once (the first found, with its field), up to the bound. */
-function listedWarnings(ctx: RuleContext): Warning[] {
+/** The warnings a result lists: each text once (the first found, with its field), in object order, up to the bound. */
+function listedWarnings(ctx: RuleContext, object: unknown): Warning[] {
   if (ctx.warnings.length < 2 && !ctx.warningsDropped) return ctx.warnings;
   const seen = new Set<string>();
   const warnings: Warning[] = [];
@@ -272,8 +272,9 @@ function listedWarnings(ctx: RuleContext): Warning[] {
     seen.add(w.message);
     warnings.push(w);
   }
-  if (warnings.length <= MAX_WARNINGS && !ctx.warningsDropped) return warnings;
-  return [...warnings.slice(0, MAX_WARNINGS), warningAt(FieldPath.root, MORE_WARNINGS)];
+  const listed = inObjectOrder(warnings, object);
+  if (listed.length <= MAX_WARNINGS && !ctx.warningsDropped) return listed;
+  return [...listed.slice(0, MAX_WARNINGS), warningAt(FieldPath.root, MORE_WARNINGS)];
 }
 
 const FEW_CAUSES = 16;

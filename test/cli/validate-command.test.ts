@@ -136,8 +136,8 @@ describe('fleetgate validate', () => {
     expect(text.code).toBe(0);
     const warnings = text.stdout.split('\n').filter((l) => l.includes(': Warning: '));
     expect(warnings).toEqual([
-      `${file}:9: Warning: Cluster "m1": unknown field "spec.bogus"`,
       `${file}:8: Warning: Cluster "m1": spec.zone is deprecated and never used; use spec.zones`,
+      `${file}:9: Warning: Cluster "m1": unknown field "spec.bogus"`,
       `${file}:16: Warning: ResourceInterpreterCustomization "r1": metadata.namespace: ignored: ResourceInterpreterCustomization is cluster-scoped; the API server clears the namespace before it validates or stores the object`,
     ]);
     // --strict makes the unknown field an error, at the same line.
@@ -145,8 +145,8 @@ describe('fleetgate validate', () => {
 
     const json = JSON.parse((await cli(['validate', '-o', 'json', file])).stdout);
     expect(json.results[0].warnings).toEqual([
-      { field: 'spec.bogus', message: 'unknown field "spec.bogus"', line: 9 },
       { field: 'spec.zone', message: 'spec.zone is deprecated and never used; use spec.zones', line: 8 },
+      { field: 'spec.bogus', message: 'unknown field "spec.bogus"', line: 9 },
     ]);
     expect(json.results[1].warnings.map((w: { field: string; line: number }) => [w.field, w.line])).toEqual([['metadata.namespace', 16]]);
 
