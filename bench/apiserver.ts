@@ -8,8 +8,9 @@
  *    the durable one (whose creates wait for the disk, so they are sent 32 at a time and share
  *    each sync). The harness's own cost is measured too, as a floor: a bare Koa app answering the
  *    same requests.
- * 2. Watch fan-out over HTTP: 100 watchers on a loopback socket, one writer; events delivered per
- *    second and the memory the process holds while they run.
+ * 2. Watch fan-out over HTTP: 100 watchers on loopback sockets (plain JSON, then the Table kubectl
+ *    get -w asks for), one writer: creates/s as a ratio to the same writer with no watcher, events
+ *    delivered per second and the memory the process holds while they run.
  *
  * RSS with 100,000 objects and restart times are the storage benchmark's (npm run bench:storage).
  */
@@ -113,7 +114,23 @@ async function overhead(name: string, storage: Storage, concurrency: number): Pr
   await storage.close();
 }
 
-async function fanOut(): Promise<void> {
+/** What one fan-out run measured: creates/s while watched, events/s until every watcher had every event, memory. */
+interface FanOutFigures {
+  createsPerSecond: number;
+  eventsPerSecond: number;
+  seconds: number;
+  rssBefore: number;
+  rssPeak: number;
+  rssAfter: number;
+  heapAfter: number;
+}
+
+/**
+ * WATCH_WRITES creates, one at a time, on a fresh in-memory server with `watchers` watch streams of
+ * Clusters open on a loopback socket (asking for `accept`, e.g. kubectl get -w's Table); resolves
+ * once every watcher has every event. With no watcher: the writer's own pace, the baseline.
+ */
+async function fanOut(watchers: number, accept?: string): Promise<FanOutFigures> {
   const storage = createMemoryStorage();
   const api = createApiServerApp({ storage });
   const server = createServer(api.app.callback());
@@ -122,11 +139,12 @@ async function fanOut(): Promise<void> {
   global.gc?.();
   const before = process.memoryUsage();
   let delivered = 0;
-  const expected = WATCHERS * WATCH_WRITES;
+  const expected = watchers * WATCH_WRITES;
   let done!: () => void;
   const allDelivered = new Promise<void>((r) => (done = r));
-  const streams = Array.from({ length: WATCHERS }, () =>
-    request({ host: '127.0.0.1', port, path: `${CLUSTERS}?watch=true&resourceVersion=1`, agent: false }, (res) => {
+  if (expected === 0) done();
+  const streams = Array.from({ length: watchers }, () =>
+    request({ host: '127.0.0.1', port, path: `${CLUSTERS}?watch=true&resourceVersion=1`, agent: false, headers: accept ? { accept } : {} }, (res) => {
       let pending = '';
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => {
@@ -139,11 +157,9 @@ async function fanOut(): Promise<void> {
       });
     }).end(),
   );
-  await new Promise((r) => setTimeout(r, 500));
-  while (api.watchCount() < WATCHERS) await new Promise((r) => setTimeout(r, 50));
-  const { app } = api;
-  const handler = app.callback();
-  let peakRss = 0;
+  while (api.watchCount() < watchers) await new Promise((r) => setTimeout(r, 50));
+  const handler = api.app.callback();
+  let peakRss = before.rss;
   const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 20);
   const start = process.hrtime.bigint();
   for (let i = 0; i < WATCH_WRITES; i++) {
@@ -155,25 +171,54 @@ async function fanOut(): Promise<void> {
   await allDelivered;
   const total = seconds(start);
   clearInterval(sampler);
-  const during = process.memoryUsage();
-  console.log(`\nWatch fan-out over HTTP: ${WATCHERS} watchers, one writer, ${WATCH_WRITES.toLocaleString('en-US')} creates:`);
-  console.log(`  writes:    ${fmt(WATCH_WRITES / writeSeconds, 0)} creates/s while watched`);
-  console.log(`  delivered: ${fmt(expected / total, 0)} events/s (${expected.toLocaleString('en-US')} events in ${fmt(total, 2)} s)`);
-  console.log(`  memory:    RSS ${fmt(before.rss / 2 ** 20)} MiB before, peak ${fmt(peakRss / 2 ** 20)} MiB, ${fmt(during.rss / 2 ** 20)} MiB after; heap used ${fmt(during.heapUsed / 2 ** 20)} MiB`);
+  const after = process.memoryUsage();
   api.endWatches();
   for (const s of streams) s.destroy();
   server.closeAllConnections();
   await new Promise((r) => server.close(r));
   await storage.close();
+  return {
+    createsPerSecond: WATCH_WRITES / writeSeconds,
+    eventsPerSecond: expected / total,
+    seconds: total,
+    rssBefore: before.rss,
+    rssPeak: Math.max(peakRss, after.rss),
+    rssAfter: after.rss,
+    heapAfter: after.heapUsed,
+  };
+}
+
+async function fanOuts(): Promise<void> {
+  const MiB = 2 ** 20;
+  await fanOut(0); // warm the server's code paths
+  const alone = await fanOut(0);
+  console.log(`\nWatch fan-out over HTTP: ${WATCHERS} watchers of Clusters on loopback sockets, one writer, ${WATCH_WRITES.toLocaleString('en-US')} creates one at a time:`);
+  console.log(`  no watcher:          ${fmt(alone.createsPerSecond, 0)} creates/s   baseline`);
+  const forms: [string, string | undefined][] = [
+    ['JSON watchers', undefined],
+    ['Table watchers', 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json'],
+  ];
+  for (const [name, accept] of forms) {
+    const run = await fanOut(WATCHERS, accept);
+    console.log(
+      `  ${(name + ':').padEnd(20)} ${fmt(run.createsPerSecond, 0)} creates/s (${fmt(run.createsPerSecond / alone.createsPerSecond, 3)}× alone); ` +
+        `${fmt(run.eventsPerSecond, 0)} events/s delivered (${(WATCHERS * WATCH_WRITES).toLocaleString('en-US')} in ${fmt(run.seconds, 2)} s); ` +
+        `RSS ${fmt(run.rssBefore / MiB)} MiB before, peak ${fmt(run.rssPeak / MiB)} MiB, ${fmt(run.rssAfter / MiB)} MiB after; heap used ${fmt(run.heapAfter / MiB)} MiB`,
+    );
+  }
 }
 
 console.log(`fleetgate apiserver benchmark (node ${process.version}; one core when run through npm run bench:apiserver)`);
+// `node dist/bench/apiserver.js fanout` (or `overhead`) runs one part.
+const only = process.argv[2];
 // Fan-out first, so its memory figures start from a fresh process.
-await fanOut();
-await overhead('In-memory', createMemoryStorage(), 1);
-const dir = mkdtempSync(join(tmpdir(), 'fleetgate-bench-apiserver-'));
-try {
-  await overhead('Durable (LevelDB, synced group commits)', await openDurableStorage({ directory: join(dir, 'data') }), 32);
-} finally {
-  rmSync(dir, { recursive: true, force: true });
+if (!only || only === 'fanout') await fanOuts();
+if (!only || only === 'overhead') {
+  await overhead('In-memory', createMemoryStorage(), 1);
+  const dir = mkdtempSync(join(tmpdir(), 'fleetgate-bench-apiserver-'));
+  try {
+    await overhead('Durable (LevelDB, synced group commits)', await openDurableStorage({ directory: join(dir, 'data') }), 32);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }

@@ -1,9 +1,12 @@
 /**
  * Just enough of a Kubernetes API server for `fleetgate serve --kubeconfig`: list and watch of
- * Services and ResourceInterpreterCustomizations over HTTPS, and three behaviours to switch
+ * Services and ResourceInterpreterCustomizations over HTTPS, and four behaviours to switch
  * between while the webhook runs: `answer`; `hang` (connections are taken, nothing is ever
  * answered, open watches stall, and resume with what they missed once it answers again);
+ * `blackhole` (as hang, but the open watches are lost for good, as when the network silently
+ * drops a connection: never written to, never ended, never closed, even once it answers again);
  * `refuse` (nothing listens: connections are refused, open ones are cut). A kubeconfig pointing at it is written to a temporary folder.
+ * As kube-apiserver, it ends a watch after its `timeoutSeconds`, and records every request.
  *
  * Like kube-apiserver's watch cache, it keeps every change with its resourceVersion, and a watch
  * from an older resourceVersion gets the changes since (a client that reconnects after an outage
@@ -18,7 +21,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createCA, createServingCert } from '../../certs/tinyca.js';
 
-export type PlaneMode = 'answer' | 'hang' | 'refuse';
+export type PlaneMode = 'answer' | 'hang' | 'blackhole' | 'refuse';
 export type Collection = 'services' | 'resourceinterpretercustomizations';
 
 type Item = Record<string, unknown> & { metadata: Record<string, unknown> };
@@ -35,13 +38,15 @@ export class FakeControlPlane {
   private readonly items: Record<Collection, Map<string, Item>> = { services: new Map(), resourceinterpretercustomizations: new Map() };
   private readonly history: Change[] = [];
   /** Requests seen, by mode at the time. */
-  readonly seen: Record<PlaneMode, number> = { answer: 0, hang: 0, refuse: 0 };
+  readonly seen: Record<PlaneMode, number> = { answer: 0, hang: 0, blackhole: 0, refuse: 0 };
+  /** Every request, in order: its path, query and whether it was a watch. */
+  readonly requests: { path: string; query: URLSearchParams; watch: boolean }[] = [];
   private mode: PlaneMode = 'answer';
   private server!: Server;
   private port = 0;
   private readonly sockets = new Set<Socket>();
   /** Open watches, each with the last resourceVersion it was sent. */
-  private watches: { collection: Collection; res: ServerResponse; sent: number }[] = [];
+  private watches: { collection: Collection; res: ServerResponse; sent: number; timer?: NodeJS.Timeout }[] = [];
   private resourceVersion = 1;
 
   /** Makes `items` the whole collection, as changes (each with its resourceVersion) that open watches receive at once. */
@@ -98,6 +103,11 @@ export class FakeControlPlane {
 
   async setMode(mode: PlaneMode): Promise<void> {
     if (mode === this.mode) return;
+    if (mode === 'blackhole') {
+      // The open watches are lost: kept open, never written to nor ended.
+      for (const watch of this.watches) clearTimeout(watch.timer);
+      this.watches = [];
+    }
     if (mode === 'refuse') {
       this.mode = mode;
       const closed = new Promise<void>((done) => this.server.close(() => done()));
@@ -131,8 +141,11 @@ export class FakeControlPlane {
 
   private handle(req: IncomingMessage, res: ServerResponse): void {
     this.seen[this.mode]++;
-    if (this.mode !== 'answer') return; // hang: taken, never answered
+    // A client that gives up on a request never answered resets it ('aborted'): expected here, not a failure.
+    req.on('error', () => undefined);
     const url = new URL(req.url ?? '/', 'https://x');
+    this.requests.push({ path: url.pathname, query: url.searchParams, watch: url.searchParams.get('watch') === 'true' });
+    if (this.mode !== 'answer') return; // hang, blackhole: taken, never answered
     const collection: Collection | undefined =
       url.pathname === '/api/v1/services' ? 'services' : url.pathname.endsWith('/resourceinterpretercustomizations') ? 'resourceinterpretercustomizations' : undefined;
     if (!collection) {
@@ -142,9 +155,14 @@ export class FakeControlPlane {
     res.writeHead(200, { 'content-type': 'application/json' });
     if (url.searchParams.get('watch') === 'true') {
       // What changed since the version the client last saw is sent first.
-      const watch = { collection, res, sent: Number(url.searchParams.get('resourceVersion') || this.resourceVersion) };
+      const watch: (typeof this.watches)[number] = { collection, res, sent: Number(url.searchParams.get('resourceVersion') || this.resourceVersion) };
       this.watches.push(watch);
-      res.on('close', () => (this.watches = this.watches.filter((w) => w !== watch)));
+      const timeoutSeconds = Number(url.searchParams.get('timeoutSeconds'));
+      if (timeoutSeconds > 0) watch.timer = setTimeout(() => res.end(), timeoutSeconds * 1000);
+      res.on('close', () => {
+        clearTimeout(watch.timer);
+        this.watches = this.watches.filter((w) => w !== watch);
+      });
       res.flushHeaders();
       this.flush();
       return;

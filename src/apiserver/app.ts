@@ -28,7 +28,7 @@ import { nameOf, namespaceOf } from './objects.js';
 import { warningHeaders } from './warnings.js';
 import { storeLookups } from './lookups.js';
 import { discoveryResponse, type VersionOptions } from './discovery.js';
-import { negotiateResource, partialObjectMetadata, resourceNotAcceptableStatus, tableOptions, tableWatchEncoder, toTable, type ResourceRepresentation } from './table.js';
+import { negotiateResource, partialObjectMetadata, partialObjectMetadataWatchEncoding, resourceNotAcceptableStatus, tableOptions, tableWatchEncoding, toTable, type ResourceRepresentation } from './table.js';
 import { openApiResponse } from './openapi.js';
 
 export interface ApiServerAppOptions extends RuleOptions {
@@ -238,18 +238,18 @@ export function createApiServerApp(options: ApiServerAppOptions): ApiServerApp {
     const as = representation(ctx);
     if (query.watch || as.stream === 'watch') {
       const convert = as.convert;
-      const encodeObject = !convert
+      const encoding = !convert
         ? undefined
         : convert.kind === 'Table'
-          ? tableWatchEncoder(resource, { ...includeObject(ctx), version: convert.version })
-          : (o: JsonObject) => (o.kind === 'Status' ? o : partialObjectMetadata(o, convert.version));
+          ? tableWatchEncoding(resource, { ...includeObject(ctx), version: convert.version })
+          : partialObjectMetadataWatchEncoding(convert.version);
       await serveWatch(ctx, registry, namespace, query, predicate, {
         watches,
         minTimeoutSeconds: options.minRequestTimeoutSeconds ?? 1800,
         bookmarkIntervalMs: options.bookmarkIntervalMs ?? 60_000,
         ...(options.maxQueuedWatchBytes ? { maxQueuedBytes: options.maxQueuedWatchBytes } : {}),
         logger,
-        ...(encodeObject ? { encodeObject } : {}),
+        ...(encoding ? { encoding } : {}),
       });
       return;
     }

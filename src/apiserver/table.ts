@@ -8,7 +8,7 @@
  *     const options = tableOptions(url.searchParams);          // { status } → 400
  *     body = toTable(resource, listOrObject, { ...options, version: rep.convert.version });
  *   }
- *   // watch: const encode = tableWatchEncoder(resource, options); each event's object = encode(object)
+ *   // watch: const encoding = tableWatchEncoding(resource, options); each event's form = encoding.next()
  *
  * A Table response's Content-Type stays `application/json`, as kube's.
  */
@@ -17,6 +17,7 @@ import { evaluate, parseColumnPath, type ColumnPath } from './jsonpath.js';
 import { goJson, goNumber, goQuote } from './go-text.js';
 import { negotiate, notAcceptableStatus, type EndpointRestrictions, type GroupVersionKind } from './negotiation.js';
 import type { ApiResource } from './resources.js';
+import { uniformWatchEncoding, type WatchEncoding, type WatchObjectEncoder } from './watch-encoding.js';
 
 export interface ColumnDefinition {
   name: string;
@@ -300,16 +301,35 @@ export function toTable(resource: ApiResource, value: JsonObject, options: Table
  * The Table form of a watch's events (kube's watchEmbeddedEncoder): each event's object becomes a
  * one-row Table and only the first carries the column definitions. A Status (an ERROR event's
  * object) passes unchanged, and uses up the headers as in kube; a BOOKMARK's object becomes a row
- * as well, as kube does.
+ * as well, as kube does. Each encoder names its form, so a row is encoded once per event for every
+ * watcher asking for the same form (its AGE is the one computed then).
  */
-export function tableWatchEncoder(resource: ApiResource, options: Omit<TableOptions, 'noHeaders'> = {}): (object: JsonObject) => JsonObject {
+export function tableWatchEncoding(resource: ApiResource, options: Omit<TableOptions, 'noHeaders'> = {}): WatchEncoding {
+  const form = (noHeaders: boolean): WatchObjectEncoder => ({
+    id: `Table;v=${options.version ?? 'v1'};includeObject=${options.includeObject ?? 'Metadata'};headers=${!noHeaders};${resource.group}/${resource.plural}`,
+    encode: (object) => (object.kind === 'Status' ? object : toTable(resource, object, { ...options, noHeaders, now: options.now ?? new Date() })),
+  });
+  const withHeaders = form(false);
+  const withoutHeaders = form(true);
   let headersSent = false;
-  return (object) => {
-    const noHeaders = headersSent;
-    headersSent = true;
-    if (object.kind === 'Status') return object;
-    return toTable(resource, object, { ...options, noHeaders, now: options.now ?? new Date() }) as unknown as JsonObject;
+  return {
+    next: () => {
+      const encoder = headersSent ? withoutHeaders : withHeaders;
+      headersSent = true;
+      return encoder;
+    },
   };
+}
+
+/** tableWatchEncoding as one function: each call encodes the next event's object. */
+export function tableWatchEncoder(resource: ApiResource, options: Omit<TableOptions, 'noHeaders'> = {}): (object: JsonObject) => JsonObject {
+  const encoding = tableWatchEncoding(resource, options);
+  return (object) => encoding.next().encode(object) as JsonObject;
+}
+
+/** The PartialObjectMetadata form of a watch's events (a Status passes unchanged). */
+export function partialObjectMetadataWatchEncoding(version: 'v1' | 'v1beta1'): WatchEncoding {
+  return uniformWatchEncoding({ id: `PartialObjectMetadata;v=${version}`, encode: (object) => (object.kind === 'Status' ? object : partialObjectMetadata(object, version)) });
 }
 
 /** A conversion a resource endpoint serves, from the Accept header. */

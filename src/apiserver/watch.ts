@@ -9,17 +9,23 @@
  * get -w does not reconnect, so there is no short default), when the client goes, when the server
  * shuts down, or when storage ends a watcher that fell too far behind (its client re-watches).
  * A client that does not read fast enough is ended rather than buffered for without bound: events
- * wait in a bounded outbox for the socket to drain, and one that overflows it (or a storage watch
- * that fell behind, TooSlow) closes the connection; client-go then lists and watches again.
+ * wait in a bounded outbox for the socket to drain, and a live change that overflows it (or a
+ * storage watch that fell behind, TooSlow) closes the connection; client-go then lists and watches
+ * again. What was already there when the watch began (the initial events, the history replayed
+ * from an older resourceVersion) is instead paced by the socket, as kube's cacheWatcher blocks on
+ * its initial events: however fast a client reads, a replay larger than the bound could never fit in it.
+ * Storage hands every watcher of a change the same frozen object, and each line is encoded once per
+ * (event, form) for all of them (watch-encoding.ts).
  */
 import type Koa from 'koa';
 import type { Logger } from 'pino';
-import { StorageError, type Watch, type WatchEvent } from './storage/index.js';
+import { StorageError, deepFreeze, type Watch, type WatchEvent } from './storage/index.js';
 import type { Registry } from './registry.js';
 import { parseResourceVersion, watchExpiredStatus, type ListOptions } from './list-options.js';
 import { collectionPrefix, qualifiedResource } from './keys.js';
 import { badRequest } from './status.js';
 import type { JsonObject } from './json.js';
+import { eventLine, jsonWatchEncoding, type WatchEncoding } from './watch-encoding.js';
 
 export interface WatchServing {
   watches: WatchSet;
@@ -29,10 +35,10 @@ export interface WatchServing {
   /** Bytes of events a client may leave unread before its watch is ended (default 4 MiB). */
   maxQueuedBytes?: number;
   /**
-   * Turns every event's object into what is sent (a one-row Table for `kubectl get -w`, whose
-   * first event alone carries the column definitions); identity when absent.
+   * The form of every event's object (a one-row Table for `kubectl get -w`, whose first event
+   * alone carries the column definitions); the object as it is when absent.
    */
-  encodeObject?: (object: JsonObject) => unknown;
+  encoding?: WatchEncoding;
 }
 
 /** The running watches, so shutdown can end them cleanly. */
@@ -96,12 +102,12 @@ export async function serveWatch(
   res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private', 'Transfer-Encoding': 'chunked' });
   res.flushHeaders();
 
-  const encode = serving.encodeObject ?? ((o: JsonObject) => o);
+  const encoding = serving.encoding ?? jsonWatchEncoding;
   const maxQueued = serving.maxQueuedBytes ?? DEFAULT_MAX_QUEUED_BYTES;
   let open = true;
   let tooSlow = false;
   // Lines encoded but not yet taken by the socket: all a slow client can make the server hold for it.
-  const outbox: string[] = [];
+  const outbox: (string | Buffer)[] = [];
   let queued = 0;
   // `writing` gates a second writer; `writer` is awaited (a writer that never waited has already ended).
   let writing = false;
@@ -135,9 +141,9 @@ export async function serveWatch(
     })();
   };
   /** Queues an event; past the bound the watcher is too slow and is ended, as kube's cacher ends one. */
-  const send = (type: string, object: JsonObject, shared?: string): void => {
+  const send = (type: string, object: JsonObject): void => {
     if (!open) return;
-    const line = shared !== undefined && !serving.encodeObject ? sharedLine(storage, shared, type, object) : `${JSON.stringify({ type, object: encode(object) })}\n`;
+    const line = eventLine(type, object, encoding.next());
     outbox.push(line);
     queued += line.length;
     flush();
@@ -146,13 +152,27 @@ export async function serveWatch(
       end();
     }
   };
-  const bookmark = (revision: number, annotations?: Record<string, string>) =>
-    send('BOOKMARK', { kind: resource.kind, apiVersion: resource.groupVersion, metadata: { resourceVersion: String(revision), ...(annotations ? { annotations } : {}) } });
+  const bookmarkOf = (revision: number, annotations?: Record<string, string>): JsonObject => ({
+    kind: resource.kind,
+    apiVersion: resource.groupVersion,
+    metadata: { resourceVersion: String(revision), ...(annotations ? { annotations } : {}) },
+  });
 
   let watch: Watch | undefined;
+  let stopped!: () => void;
+  // Resolves when the watch ends (timeout, client gone, shutdown): a wait for the socket ends with it.
+  const ending = new Promise<void>((done) => (stopped = done));
   const end = () => {
     open = false;
+    stopped();
     watch?.stop();
+  };
+  /** Queues a line that waits for the socket, not counted against the bound: none but the replay of what was there. */
+  const paced = async (line: string | Buffer): Promise<void> => {
+    outbox.push(line);
+    queued += line.length;
+    flush();
+    if (queued > maxQueued) await Promise.race([writer, ending]);
   };
   serving.watches.add(end);
   const seconds = query.timeoutSeconds !== undefined && query.timeoutSeconds > 0 ? query.timeoutSeconds : serving.minTimeoutSeconds * (1 + Math.random());
@@ -163,21 +183,25 @@ export async function serveWatch(
     // The initial burst may be larger than the bound: it waits for the socket instead.
     for (const object of initial) {
       if (!open) break;
-      outbox.push(`${JSON.stringify({ type: 'ADDED', object: encode(object) })}\n`);
-      queued += outbox[outbox.length - 1]!.length;
-      flush();
-      if (queued > maxQueued) await writer;
+      await paced(eventLine('ADDED', object, encoding.next()));
     }
     // The end of the initial events is a bookmark, sent to clients that take bookmarks (client-go's WatchList does).
-    if (query.sendInitialEvents && query.allowWatchBookmarks) bookmark(from, { [INITIAL_EVENTS_END_ANNOTATION]: 'true' });
+    if (query.sendInitialEvents && query.allowWatchBookmarks && open) await paced(eventLine('BOOKMARK', bookmarkOf(from, { [INITIAL_EVENTS_END_ANNOTATION]: 'true' }), encoding.next()));
+    if (!open) return;
+    // Changes up to here are history the watch replays; the ones after are live. Unknown (storage
+    // unreachable): all live, the watch then fails as it starts anyway.
+    const replayUntil = initialEvents ? from : await storage.currentRevision().catch(() => from);
     if (!open) return;
     watch = storage.watch(prefix, { fromRevision: from });
     const running = watch;
-    if (query.allowWatchBookmarks) bookmarks = setInterval(() => bookmark(running.progressRevision()), serving.bookmarkIntervalMs);
+    // A bookmark is a hint: none is queued behind events the client has not taken (kube drops one to a full watcher too).
+    if (query.allowWatchBookmarks) bookmarks = setInterval(() => outbox.length === 0 && send('BOOKMARK', bookmarkOf(running.progressRevision())), serving.bookmarkIntervalMs);
     for await (const event of running) {
       if (!open) break;
       const out = filtered(event, matches);
-      if (out) send(out.type, out.object, `${event.key}@${event.revision}`);
+      if (!out) continue;
+      if (event.revision <= replayUntil) await paced(eventLine(out.type, out.object, encoding.next()));
+      else send(out.type, out.object);
     }
   } catch (err) {
     if (err instanceof StorageError && err.code === 'Expired') {
@@ -200,7 +224,8 @@ export async function serveWatch(
   /** Ends the response: cleanly once what is queued is written, or by closing the connection for a client too slow to take it. */
   async function finish(): Promise<void> {
     if (tooSlow) {
-      serving.logger?.info({ resource: qualifiedResource(resource) }, 'watch ended: the client fell too far behind');
+      // What the server held for the client when it gave up on it: the bound's evidence for operators.
+      serving.logger?.info({ resource: qualifiedResource(resource), unsentBytes: queued }, 'watch ended: the client fell too far behind');
       outbox.length = 0;
       stopWaiting?.();
       res.destroy();
@@ -213,26 +238,6 @@ export async function serveWatch(
     if (outbox.length) res.destroy();
     else if (!res.writableEnded) res.end();
   }
-}
-
-/**
- * The plain JSON line of a change, written once however many watchers send it: a change is one
- * (key, revision) of one store, and its line for an event type is the same for every watcher. A few hundred
- * recent lines cover a burst fanned out to every watcher.
- */
-const SHARED_LINES = 512;
-const sharedLinesByStore = new WeakMap<object, Map<string, string>>();
-function sharedLine(store: object, change: string, type: string, object: JsonObject): string {
-  let sharedLines = sharedLinesByStore.get(store);
-  if (!sharedLines) sharedLinesByStore.set(store, (sharedLines = new Map()));
-  const id = `${type} ${change}`;
-  let line = sharedLines.get(id);
-  if (line === undefined) {
-    line = `${JSON.stringify({ type, object })}\n`;
-    if (sharedLines.size >= SHARED_LINES) sharedLines.delete(sharedLines.keys().next().value!);
-    sharedLines.set(id, line);
-  }
-  return line;
 }
 
 /** How much a watcher's client may leave unread before the watch is ended (kube's cacher ends a blocked watcher too). */
@@ -248,11 +253,22 @@ function filtered(event: WatchEvent, matches: (o: JsonObject) => boolean): { typ
   const before = event.prevObject !== undefined && matches(event.prevObject);
   if (now && before) return { type: 'MODIFIED', object: event.object };
   if (now) return { type: 'ADDED', object: event.object };
-  if (before) {
-    // Its last matching state, at this change's revision, so a client resuming from it skips nothing.
-    const last = structuredClone(event.prevObject!);
-    (last.metadata as JsonObject).resourceVersion = String(event.revision);
-    return { type: 'DELETED', object: last };
-  }
+  if (before) return { type: 'DELETED', object: lastMatching(event) };
   return undefined;
+}
+
+/**
+ * The state a filtered watch last matched, at the change's revision (so a client resuming from it
+ * skips nothing): made once per event and frozen, so every watcher it stopped matching for shares
+ * it and its encoding.
+ */
+const lastMatchingStates = new WeakMap<WatchEvent, JsonObject>();
+function lastMatching(event: WatchEvent): JsonObject {
+  let last = lastMatchingStates.get(event);
+  if (!last) {
+    last = structuredClone(event.prevObject!);
+    (last.metadata as JsonObject).resourceVersion = String(event.revision);
+    lastMatchingStates.set(event, deepFreeze(last));
+  }
+  return last;
 }

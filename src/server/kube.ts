@@ -2,12 +2,15 @@
  * Lookups answered by the control plane: Services and ResourceInterpreterCustomizations
  * kept in watch-backed caches (informers), so a review reads memory, not the API server.
  * Until the first list has arrived, lookups wait for it (the review's deadline still
- * applies); readiness stays false meanwhile.
+ * applies); readiness stays false meanwhile. Watches are renewed every 5 to 10 minutes, and one
+ * the control plane falls silent on is given up and listed again (kube-watch.ts), so a connection
+ * that black-holes cannot leave a cache stale for longer than that.
  */
 import type { Logger } from 'pino';
 import { apiGroup, type Lookups, type Service } from '../engine/rule.js';
 import { rulesFor } from '../../rules/index.js';
 import { within } from './deadline.js';
+import { DEFAULT_WATCH_TIMEOUTS, expiringWatch, type WatchTimeouts } from './kube-watch.js';
 
 export interface KubeLookupsOptions {
   /** A kubeconfig file; without it the in-cluster service-account configuration is used. */
@@ -18,6 +21,8 @@ export interface KubeLookupsOptions {
   restartDelayMs?: number;
   /** A list that has not answered by then counts as failed, and is retried. */
   listTimeoutMs?: number;
+  /** How long watches run before they are renewed or, unanswered, given up (tests shorten them). */
+  watchTimeouts?: WatchTimeouts;
 }
 
 /** kube-apiserver's own default --request-timeout: a healthy list answers well within it. */
@@ -76,12 +81,14 @@ export async function kubeLookups(options: KubeLookupsOptions): Promise<KubeLook
   const timed = <T>(what: string, list: () => Promise<T>) => () =>
     // Started inside a Promise, so a list that throws at once fails like one that rejects.
     within(new Promise<T>((done) => done(list())), listTimeoutMs, `list of ${what} did not answer within ${listTimeoutMs} ms`);
-  const services = k8s.makeInformer(config, '/api/v1/services', timed('services', () => core.listServiceForAllNamespaces())) as unknown as CachedInformer<Service>;
-  const customizations = k8s.makeInformer(
-    config,
-    `/apis/${group}/${version}/${plural}`,
-    timed(plural, () => custom.listClusterCustomObject({ group, version, plural })),
-  ) as unknown as CachedInformer<unknown>;
+  // makeInformer's ListWatch, with this module's watch requests (timeouts) instead of the client's Watch.
+  const transport = expiringWatch(config, options.watchTimeouts ?? DEFAULT_WATCH_TIMEOUTS, (path, afterMs) =>
+    options.logger.warn({ path, afterMs }, 'the control plane sent nothing to end a watch past its timeout: given up, listing again'),
+  );
+  const informer = <T>(path: string, list: () => Promise<unknown>) =>
+    new k8s.ListWatch(path, transport as unknown as InstanceType<KubeClient['Watch']>, list as never, false) as unknown as CachedInformer<T>;
+  const services = informer<Service>('/api/v1/services', timed('services', () => core.listServiceForAllNamespaces()));
+  const customizations = informer<unknown>(`/apis/${group}/${version}/${plural}`, timed(plural, () => custom.listClusterCustomObject({ group, version, plural })));
 
   let stopped = false;
   /** Starts an informer, restarting it after failures; resolves at its first complete list. */

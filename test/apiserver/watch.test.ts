@@ -11,6 +11,7 @@ import { createMemoryStorage, type MemoryStorageOptions } from '../../src/apiser
 import type { Storage } from '../../src/apiserver/storage/index.js';
 import { cluster } from '../fixtures/cluster.js';
 import { eventually } from './kubectl-server.js';
+import { pino } from 'pino';
 
 const CLUSTERS = '/apis/cluster.karmada.io/v1alpha1/clusters';
 const copy = <T>(o: T): any => structuredClone(o);
@@ -235,8 +236,51 @@ describe('watch', () => {
     w.close();
   });
 
+  it('watchers of one change in different forms each get theirs, though each form is encoded once for all', async () => {
+    const r = await start();
+    const TABLE = { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json' };
+    const METADATA = { accept: 'application/json;as=PartialObjectMetadata;v=v1;g=meta.k8s.io,application/json' };
+    const plain = [watch(r, `${CLUSTERS}?watch=true&resourceVersion=1`), watch(r, `${CLUSTERS}?watch=true&resourceVersion=1`)];
+    const tables = [watch(r, `${CLUSTERS}?watch=true&resourceVersion=1`, TABLE)];
+    const metadata = watch(r, `${CLUSTERS}?watch=true&resourceVersion=1`, METADATA);
+    const gold = watch(r, `${CLUSTERS}?watch=true&resourceVersion=1&labelSelector=tier%3Dgold`);
+    await eventually(() => r.app.watchCount() === 5, 'five watches');
+    await call(r, 'POST', CLUSTERS, named('a', { tier: 'gold' }));
+    await eventually(() => tables[0]!.events.length === 1, 'the first Table event');
+    // A Table watcher that joins after the first change still gets the column definitions first.
+    tables.push(watch(r, `${CLUSTERS}?watch=true&resourceVersion=1`, TABLE));
+    await eventually(() => r.app.watchCount() === 6, 'six watches');
+    await call(r, 'PATCH', `${CLUSTERS}/a`, { metadata: { labels: { tier: 'bronze' } } }, 'application/merge-patch+json');
+    const all = [...plain, ...tables, metadata, gold];
+    await eventually(() => all.every((w) => w.events.length === 2), 'both changes everywhere');
+    for (const w of plain) expect(w.events).toEqual(plain[0]!.events);
+    expect(plain[0]!.events.map((e) => [e.type, e.object.kind, e.object.metadata.labels])).toEqual([
+      ['ADDED', 'Cluster', { tier: 'gold' }],
+      ['MODIFIED', 'Cluster', { tier: 'bronze' }],
+    ]);
+    for (const w of tables) {
+      expect(w.events.map((e) => [e.type, e.object.kind, e.object.columnDefinitions === null])).toEqual([
+        ['ADDED', 'Table', false],
+        ['MODIFIED', 'Table', true],
+      ]);
+      expect(w.events.map((e) => e.object.rows[0].object.kind)).toEqual(['PartialObjectMetadata', 'PartialObjectMetadata']);
+    }
+    expect(tables[0]!.events[1]).toEqual(tables[1]!.events[1]);
+    expect(metadata.events.map((e) => [e.type, e.object.kind, e.object.metadata.labels, e.object.spec])).toEqual([
+      ['ADDED', 'PartialObjectMetadata', { tier: 'gold' }, undefined],
+      ['MODIFIED', 'PartialObjectMetadata', { tier: 'bronze' }, undefined],
+    ]);
+    // The filtered watcher's DELETED is the last matching state at the change's revision, not the shared object.
+    expect(summary(gold.events)).toEqual(['ADDED a', 'DELETED a']);
+    expect(gold.events[1].object.metadata.labels).toEqual({ tier: 'gold' });
+    expect(gold.events[1].object.metadata.resourceVersion).toBe(plain[0]!.events[1].object.metadata.resourceVersion);
+    for (const w of all) w.close();
+  });
+
   it('a watcher that stops reading never stalls writers: it is ended, and its memory with it', async () => {
-    const r = await start({ maxQueuedWatchBytes: 2 * 1024 * 1024 }, { watchBufferSize: 50 });
+    const lines: any[] = [];
+    const logger = pino({ level: 'info' }, { write: (line: string) => lines.push(JSON.parse(line)) });
+    const r = await start({ maxQueuedWatchBytes: 2 * 1024 * 1024, logger }, { watchBufferSize: 50 });
     const slow = watch(r, `${CLUSTERS}?watch=true&resourceVersion=1`);
     expect(await slow.status).toBe(200);
     slow.pause();
@@ -253,7 +297,44 @@ describe('watch', () => {
     await eventually(() => r.app.watchCount() === 0, 'the slow watch to be ended');
     slow.resume();
     await slow.ended;
+    // The log says what was held for it when it was ended: over the bound, by at most one event.
+    const ended = lines.find((line) => line.msg === 'watch ended: the client fell too far behind');
+    expect(ended).toMatchObject({ resource: 'clusters.cluster.karmada.io' });
+    expect(ended.unsentBytes).toBeGreaterThan(2 * 1024 * 1024);
+    expect(ended.unsentBytes).toBeLessThan(2 * 1024 * 1024 + 110_000);
   }, 90_000);
+
+  // Found by reliability:apiserver-crash: a watch from the round's first resourceVersion, over more
+  // history than the bound, was ended at once with nothing sent, though its client read at full speed.
+  it('a watch replaying more history than the bound gets all of it, paced by its socket, then live changes', async () => {
+    const r = await start({ maxQueuedWatchBytes: 64 * 1024 });
+    const first = await call(r, 'POST', CLUSTERS, named('h'));
+    const pad = 'p'.repeat(2_000);
+    for (let i = 0; i < 100; i++) {
+      const res = await call(r, 'PATCH', `${CLUSTERS}/h`, { metadata: { annotations: { pad: `${i}${pad}` } } }, 'application/merge-patch+json');
+      expect(res.status).toBe(200);
+    }
+    // 100 MODIFIED events of over 2 kB: three times the bound, all there before the watch began.
+    const w = watch(r, `${CLUSTERS}?watch=true&resourceVersion=${first.body.metadata.resourceVersion}`);
+    expect(await w.status).toBe(200);
+    await eventually(() => w.events.length === 100, 'the whole history replayed', 10_000);
+    expect(w.events.map((e) => e.object.metadata.annotations.pad.slice(0, 2))).toEqual(Array.from({ length: 100 }, (_, i) => `${i}`.padEnd(2, 'p')));
+    await call(r, 'PATCH', `${CLUSTERS}/h`, { metadata: { annotations: { pad: 'live' } } }, 'application/merge-patch+json');
+    await eventually(() => w.events.length === 101, 'the live change after it');
+    expect(r.app.watchCount()).toBe(1);
+    w.close();
+  });
+
+  it('a replaying watch whose client stops reading is held no longer than its timeout', async () => {
+    const r = await start({ maxQueuedWatchBytes: 64 * 1024 });
+    const first = await call(r, 'POST', CLUSTERS, named('h'));
+    for (let i = 0; i < 200; i++) await call(r, 'PATCH', `${CLUSTERS}/h`, { metadata: { annotations: { pad: `${i}${'p'.repeat(20_000)}` } } }, 'application/merge-patch+json');
+    const w = watch(r, `${CLUSTERS}?watch=true&resourceVersion=${first.body.metadata.resourceVersion}&timeoutSeconds=1`);
+    expect(await w.status).toBe(200);
+    w.pause();
+    await eventually(() => r.app.watchCount() === 0, 'the stalled replay to end at its timeout');
+    w.close();
+  }, 30_000);
 
   it('shutdown ends every watch cleanly, and one that starts during shutdown at once', async () => {
     const r = await start();

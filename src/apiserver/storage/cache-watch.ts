@@ -5,16 +5,18 @@
  * ended with TooSlow: writers never wait for a watcher, and a watcher never holds more than its
  * buffer (kube's cacheWatcher ends an unresponsive watcher the same way).
  *
- * Events are decoded when pulled, one fresh copy per watcher, so consumers share nothing.
+ * Every watch receiving a change gets the same frozen WatchEvent (shared-event.ts) from the source:
+ * one decode per change, however many watchers.
  */
 import type { EventHistory, ChangeEvent } from './event-history.js';
-import { decodeObject } from './stored-value.js';
 import { StorageError, type Key, type Watch, type WatchEvent } from './storage.js';
 
 export interface WatchSource {
   readonly history: EventHistory;
   /** The newest applied revision. */
   readonly revision: number;
+  /** The change's shared, frozen event (the one live watches were handed, while any consumer holds it). */
+  eventOf(change: ChangeEvent): WatchEvent;
   /** Called once when the watch ends, so the source stops feeding it. */
   detach(watch: CacheWatch): void;
 }
@@ -22,7 +24,7 @@ export interface WatchSource {
 export class CacheWatch implements Watch {
   private replayAt: number;
   private readonly replayEnd: number;
-  private buffer: ChangeEvent[] = [];
+  private buffer: WatchEvent[] = [];
   private bufferHead = 0;
   private delivered: number;
   private waiter: { resolve: (result: IteratorResult<WatchEvent>) => void; reject: (error: unknown) => void } | undefined;
@@ -56,8 +58,8 @@ export class CacheWatch implements Watch {
     return idle ? Math.max(this.fromRevision, this.source.revision) : this.delivered;
   }
 
-  /** A new change from the source (already known to be under the prefix). */
-  push(event: ChangeEvent): void {
+  /** A new change from the source (already known to be under the prefix), as every watch shares it. */
+  push(event: WatchEvent): void {
     if (this.ended || event.revision <= this.fromRevision) return;
     if (this.waiter) {
       const waiter = this.waiter;
@@ -101,7 +103,7 @@ export class CacheWatch implements Watch {
     };
   }
 
-  private nextReplayed(): ChangeEvent | undefined {
+  private nextReplayed(): WatchEvent | undefined {
     const history = this.source.history;
     while (this.replayAt < this.replayEnd) {
       if (this.replayAt < history.start) {
@@ -114,16 +116,16 @@ export class CacheWatch implements Watch {
         );
         return undefined;
       }
-      const event = history.at(this.replayAt++)!;
-      if (event.key.startsWith(this.prefix)) return event;
+      const change = history.at(this.replayAt++)!;
+      if (change.key.startsWith(this.prefix)) return this.source.eventOf(change);
     }
     return undefined;
   }
 
-  private nextBuffered(): ChangeEvent | undefined {
+  private nextBuffered(): WatchEvent | undefined {
     if (this.bufferHead >= this.buffer.length) return undefined;
     const event = this.buffer[this.bufferHead]!;
-    this.buffer[this.bufferHead++] = undefined as unknown as ChangeEvent;
+    this.buffer[this.bufferHead++] = undefined as unknown as WatchEvent;
     if (this.bufferHead === this.buffer.length) {
       this.buffer = [];
       this.bufferHead = 0;
@@ -134,9 +136,9 @@ export class CacheWatch implements Watch {
     return event;
   }
 
-  private deliver(event: ChangeEvent): WatchEvent {
+  private deliver(event: WatchEvent): WatchEvent {
     this.delivered = event.revision;
-    return toWatchEvent(event);
+    return event;
   }
 
   private finish(): void {
@@ -154,24 +156,4 @@ export class CacheWatch implements Watch {
     if (error) waiter.reject(error);
     else waiter.resolve({ value: undefined, done: true });
   }
-}
-
-/** The event a consumer gets: fresh objects; `prevObject` is decoded only if read (an unfiltered watch never does). */
-export function toWatchEvent(change: ChangeEvent): WatchEvent {
-  const object =
-    change.type === 'DELETED' ? decodeObject(change.prevValue!, change.revision) : decodeObject(change.value!, change.revision);
-  const event: WatchEvent = { type: change.type, key: change.key, object, revision: change.revision };
-  if (change.prevValue !== undefined) {
-    const { prevValue, prevRevision } = change;
-    Object.defineProperty(event, 'prevObject', {
-      enumerable: true,
-      configurable: true,
-      get() {
-        const prevObject = decodeObject(prevValue, prevRevision!);
-        Object.defineProperty(event, 'prevObject', { value: prevObject, enumerable: true, configurable: true, writable: true });
-        return prevObject;
-      },
-    });
-  }
-  return event;
 }

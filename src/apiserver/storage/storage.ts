@@ -117,6 +117,13 @@ export interface ListResult {
 
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED';
 
+/**
+ * One change as a watch delivers it. Every watch that receives a change receives the same event
+ * object, deeply frozen (kube's cacher shares one decoded object per event the same way): one
+ * decode per change however many watchers, and a serialization can be cached per object identity.
+ * A consumer that needs to change the object copies it; none can change what another receives.
+ * (Objects from create, get, guaranteedUpdate, delete and list stay fresh, unfrozen copies.)
+ */
 export interface WatchEvent {
   type: WatchEventType;
   key: Key;

@@ -13,8 +13,9 @@
 import { CacheWatch, type WatchSource } from './cache-watch.js';
 import { EventHistory, defaultRetention, type ChangeEvent, type RetentionPolicy } from './event-history.js';
 import { KeyIndex, prefixEnd, type Entry } from './key-index.js';
+import { sharedWatchEvent } from './shared-event.js';
 import { decodeObject } from './stored-value.js';
-import { StorageError, type Key, type ListOptions, type ListResult, type StoredObject } from './storage.js';
+import { StorageError, type Key, type ListOptions, type ListResult, type StoredObject, type WatchEvent } from './storage.js';
 
 export interface WatchCacheOptions {
   /** The revision of the initial state. */
@@ -32,6 +33,9 @@ export class WatchCache implements WatchSource {
   readonly history: EventHistory;
   private readonly objects = new KeyIndex();
   private readonly watches = new Map<Key, Set<CacheWatch>>();
+  // The decoded event of a kept change, weakly: shared by every watch that replays it while any
+  // consumer still holds it, without the history holding a decoded copy of every change it keeps.
+  private readonly decoded = new WeakMap<ChangeEvent, WeakRef<WatchEvent>>();
   private current: number;
   private readonly watchBufferSize: number;
 
@@ -65,7 +69,7 @@ export class WatchCache implements WatchSource {
     return this.objects.get(key);
   }
 
-  /** Applies committed changes in revision order, then hands them to the watches under their keys. */
+  /** Applies committed changes in revision order, then hands each, decoded once, to the watches under its key. */
   apply(events: readonly ChangeEvent[]): void {
     for (const event of events) {
       if (event.revision <= this.current) {
@@ -75,10 +79,22 @@ export class WatchCache implements WatchSource {
       else this.objects.set(event.key, { value: event.value!, revision: event.revision });
       this.current = event.revision;
       this.history.append(event);
+      let shared: WatchEvent | undefined;
       for (const [prefix, watches] of this.watches) {
-        if (event.key.startsWith(prefix)) for (const watch of watches) watch.push(event);
+        if (!event.key.startsWith(prefix)) continue;
+        shared ??= this.eventOf(event);
+        for (const watch of watches) watch.push(shared);
       }
     }
+  }
+
+  eventOf(change: ChangeEvent): WatchEvent {
+    let event = this.decoded.get(change)?.deref();
+    if (!event) {
+      event = sharedWatchEvent(change);
+      this.decoded.set(change, new WeakRef(event));
+    }
+    return event;
   }
 
   /** Moves the revision on without a change here (etcd: a change to keys outside this cache). */

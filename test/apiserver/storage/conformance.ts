@@ -678,18 +678,48 @@ export function describeStorageConformance(name: string, factory: StorageFactory
         watch.stop();
       });
 
-      it('gives every watcher its own copies, in the same order', async () => {
+      it('gives every watcher the same frozen events, in the same order: none can change what another receives', async () => {
         const from = await storage.currentRevision();
         const watches = Array.from({ length: 5 }, () => storage.watch(ns1, { fromRevision: from }));
         for (const name of ['a', 'b', 'c']) await storage.create(`${ns1}${name}`, thing(name, { list: [1] }));
-        const seen = await Promise.all(watches.map((watch) => take(watch, 3)));
-        (seen[0]![0]!.object.spec as { list: number[] }).list.push(2);
-        for (const events of seen.slice(1)) {
-          expect(events.map(summary)).toEqual(seen[1]!.map(summary));
+        await storage.guaranteedUpdate(`${ns1}a`, (c) => ({ ...c, spec: { list: [3] } }));
+        const seen = await Promise.all(watches.map((watch) => take(watch, 4)));
+        // One decoded event per change, handed to every watcher (kube's cacher shares it the same way).
+        for (const events of seen.slice(1)) events.forEach((event, i) => expect(event).toBe(seen[0]![i]));
+        const [added, , , modified] = seen[0]!;
+        expect(() => (added!.object.spec as { list: number[] }).list.push(2)).toThrow(TypeError);
+        expect(() => (metadataOf(added!.object).name = 'changed')).toThrow(TypeError);
+        expect(() => ((added as { object: StoredObject }).object = {})).toThrow(TypeError);
+        expect(() => ((modified!.prevObject!.spec as { list: number[] }).list[0] = 9)).toThrow(TypeError);
+        expect(modified!.prevObject).toBe(seen[4]![3]!.prevObject);
+        for (const events of seen) {
+          expect(events.map(summary)).toEqual(seen[0]!.map(summary));
           expect(specOf(events[0]!.object)).toEqual({ list: [1] });
+          expect(specOf(events[3]!.prevObject)).toEqual({ list: [1] });
         }
-        expect(specOf(await storage.get(`${ns1}a`))).toEqual({ list: [1] });
+        // A watcher that needs to change an event copies it; the store and the others are untouched.
+        const mine = structuredClone(added!.object);
+        (mine.spec as { list: number[] }).list.push(2);
+        expect(specOf(seen[1]![0]!.object)).toEqual({ list: [1] });
+        const stored = await storage.get(`${ns1}b`);
+        (stored!.spec as { list: number[] }).list.push(2);
+        expect(specOf(await storage.get(`${ns1}b`))).toEqual({ list: [1] });
         for (const watch of watches) watch.stop();
+      });
+
+      it('shares the events a watch replays from history with the live watchers still holding them', async () => {
+        const from = await storage.currentRevision();
+        const live = storage.watch(ns1, { fromRevision: from });
+        await storage.create(`${ns1}a`, thing('a'));
+        await storage.create(`${ns1}b`, thing('b'));
+        const held = await take(live, 2);
+        const replaying = storage.watch(ns1, { fromRevision: from });
+        const replayed = await take(replaying, 2);
+        expect(replayed[0]).toBe(held[0]);
+        expect(replayed[1]).toBe(held[1]);
+        expect(Object.isFrozen(replayed[0]!.object)).toBe(true);
+        live.stop();
+        replaying.stop();
       });
 
       it('ends when stopped, and when its consumer breaks out of the loop', async () => {
