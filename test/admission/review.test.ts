@@ -296,7 +296,8 @@ describe('review() details', () => {
     const zoned = { ...cluster, spec: { ...cluster.spec, zone: 'z1', extra: 1 } };
     const out = sync(review(admissionReview(zoned), { mode: 'validate' }));
     expect(out.response?.allowed).toBe(true);
-    expect(out.response?.warnings).toEqual(['unknown field "spec.extra"', 'spec.zone is deprecated and never used; use spec.zones']);
+    // In object order: zone comes before extra in the object.
+    expect(out.response?.warnings).toEqual(['spec.zone is deprecated and never used; use spec.zones', 'unknown field "spec.extra"']);
   });
 
   it('answers 503 when a lookup cannot reach the control plane, and 500 for any other failure', async () => {
