@@ -16,6 +16,7 @@
 import { STATUS_CODES, request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest, type RequestOptions } from 'node:https';
 import { createInterface } from 'node:readline';
+import { isRecord } from '../util/is.js';
 
 export interface WatchTimeouts {
   /** The server is asked to end each watch after a random time between this and twice this. */
@@ -61,6 +62,15 @@ export class WatchExpired extends Error {
 export function expiringWatch(config: WatchConfig, timeouts: WatchTimeouts, onExpired: (path: string, afterMs: number) => void): WatchTransport {
   return {
     async watch(path, queryParams, callback, done) {
+      // ListWatch's handlers are async and their promises are dropped by whoever calls them: a
+      // rejection (a relist whose items cannot be cached, an event it cannot read) would be
+      // unhandled and end the process. A failed ending goes back to `done` as the error that
+      // restarts the cache; that call only runs the error callbacks.
+      const report = (err: unknown) => {
+        Promise.resolve()
+          .then(() => done(err))
+          .catch((failure: unknown) => Promise.resolve().then(() => done(failure)).catch(() => undefined));
+      };
       const timeoutSeconds = watchTimeoutSeconds(timeouts);
       let url: URL;
       const options: RequestOptions = {};
@@ -75,7 +85,7 @@ export function expiringWatch(config: WatchConfig, timeouts: WatchTimeouts, onEx
       } catch (error) {
         // ListWatch re-watches from inside its done handler and does not catch: a rejection here would
         // be unhandled. Reported through `done` instead, after this returns, it restarts the cache.
-        setImmediate(() => done(error));
+        setImmediate(() => report(error));
         return { abort: () => undefined };
       }
 
@@ -85,8 +95,11 @@ export function expiringWatch(config: WatchConfig, timeouts: WatchTimeouts, onEx
         finished = true;
         clearTimeout(deadline);
         req.destroy();
-        done(err);
+        report(err);
       };
+      // An event the cache could not take ends this watch with its error, so the cache lists again;
+      // one that failed after the stream had ended still restarts the cache, which may lack it.
+      const failed = (err: unknown) => (finished ? report(err) : finish(err));
       const onResponse = (res: IncomingMessage) => {
         if (res.statusCode !== 200) {
           res.resume();
@@ -96,13 +109,20 @@ export function expiringWatch(config: WatchConfig, timeouts: WatchTimeouts, onEx
         const lines = createInterface({ input: res, crlfDelay: Infinity });
         lines.on('line', (line) => {
           if (finished) return;
-          let event: { type: string; object: unknown };
+          let event: unknown;
           try {
-            event = JSON.parse(line) as { type: string; object: unknown };
+            event = JSON.parse(line);
           } catch {
             return; // as the client's Watch: a line that is not JSON is skipped
           }
-          callback(event.type, event.object, event);
+          // So is a line that is no watch event: ListWatch would read fields of what is not an object.
+          if (!isWatchEvent(event)) return;
+          try {
+            const handled: unknown = callback(event.type, event.object, event);
+            if (handled instanceof Promise) handled.catch(failed);
+          } catch (err) {
+            failed(err);
+          }
         });
         // The server ended it (its timeoutSeconds) or the connection closed: watch again from where it was, as the client's Watch does.
         lines.on('close', () => finish(null));
@@ -131,4 +151,8 @@ export function expiringWatch(config: WatchConfig, timeouts: WatchTimeouts, onEx
       };
     },
   };
+}
+
+function isWatchEvent(value: unknown): value is { type: string; object: Record<string, unknown> } {
+  return isRecord(value) && typeof value.type === 'string' && isRecord(value.object);
 }

@@ -4,11 +4,13 @@
  * black-holes one (never writes to it, never ends it), so the cache lists again instead of staying
  * stale for good. Watch timeouts are shortened to seconds here; in production they are 5 to 10 minutes.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { pino } from 'pino';
 import { FakeControlPlane } from '../../bench/reliability/fake-control-plane.js';
 import { kubeLookups, type KubeLookups } from '../../src/server/kube.js';
-import { DEFAULT_WATCH_TIMEOUTS, watchTimeoutSeconds } from '../../src/server/kube-watch.js';
+import { DEFAULT_WATCH_TIMEOUTS, expiringWatch, watchTimeoutSeconds } from '../../src/server/kube-watch.js';
 import { validate } from '../../src/index.js';
 import { config } from '../fixtures/resourceinterpreterwebhookconfiguration.js';
 
@@ -116,4 +118,78 @@ describe('watch timeouts', () => {
     expect(await until(async () => (await verdict(kube!)).allowed, 5_000)).toBe(true);
     expect(kube.synced()).toBe(true);
   }, 30_000);
+});
+
+describe('a watch stream the control plane garbles', () => {
+  /** One watch through expiringWatch against an HTTP server that writes `body` and ends. */
+  async function watchOnce(body: string, callback: (phase: string, object: unknown) => unknown, done: (err: unknown) => unknown, { end = true } = {}) {
+    const server = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      if (end) res.end(body);
+      else res.write(body);
+    });
+    await new Promise<void>((ready) => server.listen(0, '127.0.0.1', ready));
+    onTestFinished(() => {
+      server.closeAllConnections();
+      return new Promise<void>((closed) => server.close(() => closed()));
+    });
+    const { port } = server.address() as AddressInfo;
+    const transport = expiringWatch(
+      { getCurrentCluster: () => ({ server: `http://127.0.0.1:${port}` }), applyToHTTPSOptions: async () => undefined },
+      { minTimeoutMs: 60_000, graceMs: 1_000 },
+      () => undefined,
+    );
+    await transport.watch('/api/v1/services', {}, callback as never, done as never);
+  }
+
+  it('skips lines that are no watch event, and hands on the events around them', async () => {
+    const seen: string[] = [];
+    const ended: unknown[] = [];
+    const crashes: unknown[] = [];
+    const onCrash = (err: unknown) => crashes.push(err);
+    process.on('uncaughtException', onCrash);
+    onTestFinished(() => void process.off('uncaughtException', onCrash));
+    const event = (name: string) => JSON.stringify({ type: 'ADDED', object: { metadata: { name, resourceVersion: '1' } } });
+    await watchOnce([event('a'), 'null', '1', '"x"', '[]', '{"type":"ADDED"}', '{"type":7,"object":{}}', 'not json', event('b')].join('\n') + '\n', (phase, object) => {
+      seen.push(`${phase} ${(object as any).metadata.name}`);
+    }, (err) => ended.push(err));
+    expect(await until(() => ended.length > 0, 5_000)).toBe(true);
+    expect(seen).toEqual(['ADDED a', 'ADDED b']);
+    expect(ended).toEqual([null]);
+    expect(crashes).toEqual([]);
+  });
+
+  it('ends the watch with the error of an event its handler cannot take, thrown or rejected, so the cache restarts', async () => {
+    const handlers = [
+      () => {
+        throw new Error('unreadable event');
+      },
+      async () => {
+        throw new Error('unreadable event');
+      },
+    ];
+    for (const handler of handlers) {
+      // The stream stays open: the failure, not the server, ends the watch.
+      const ended: unknown[] = [];
+      await watchOnce('{"type":"ADDED","object":{}}\n', handler, (err) => ended.push(err), { end: false });
+      expect(await until(() => ended.length > 0, 5_000)).toBe(true);
+      expect(ended.map((e) => (e as Error).message)).toEqual(['unreadable event']);
+    }
+    // A failure that comes after the server ended the stream still reaches done, after its ending.
+    const ended: unknown[] = [];
+    await watchOnce('{"type":"ADDED","object":{}}\n', handlers[1]!, (err) => ended.push(err));
+    expect(await until(() => ended.length > 1, 5_000)).toBe(true);
+    expect(ended.map((e) => (e === null ? null : (e as Error).message))).toEqual([null, 'unreadable event']);
+  });
+
+  it('hands a failed ending (a relist that throws) back to done as the error, never leaving it unhandled', async () => {
+    const ended: unknown[] = [];
+    await watchOnce('', () => undefined, async (err) => {
+      ended.push(err);
+      if (err === null) throw new Error('list items without metadata');
+    });
+    expect(await until(() => ended.length > 1, 5_000)).toBe(true);
+    expect(ended[0]).toBeNull();
+    expect((ended[1] as Error).message).toBe('list items without metadata');
+  });
 });
