@@ -109,6 +109,8 @@ export async function serveWatch(
   // Lines encoded but not yet taken by the socket: all a slow client can make the server hold for it.
   const outbox: (string | Buffer)[] = [];
   let queued = 0;
+  // The bound is in bytes: shared lines are Buffers already, the others (initial events, bookmarks) strings.
+  const sizeOf = (line: string | Buffer): number => (typeof line === 'string' ? Buffer.byteLength(line) : line.length);
   // `writing` gates a second writer; `writer` is awaited (a writer that never waited has already ended).
   let writing = false;
   let writer: Promise<void> = Promise.resolve();
@@ -132,7 +134,7 @@ export async function serveWatch(
       try {
         while (outbox.length && !res.destroyed) {
           const line = outbox.shift()!;
-          queued -= line.length;
+          queued -= sizeOf(line);
           if (!res.write(line)) await drained();
         }
       } finally {
@@ -145,7 +147,7 @@ export async function serveWatch(
     if (!open) return;
     const line = eventLine(type, object, encoding.next());
     outbox.push(line);
-    queued += line.length;
+    queued += sizeOf(line);
     flush();
     if (queued > maxQueued) {
       tooSlow = true;
@@ -170,7 +172,7 @@ export async function serveWatch(
   /** Queues a line that waits for the socket, not counted against the bound: none but the replay of what was there. */
   const paced = async (line: string | Buffer): Promise<void> => {
     outbox.push(line);
-    queued += line.length;
+    queued += sizeOf(line);
     flush();
     if (queued > maxQueued) await Promise.race([writer, ending]);
   };
