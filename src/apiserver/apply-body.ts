@@ -10,7 +10,7 @@
  */
 import { LineCounter, isScalar, parseAllDocuments, visit } from 'yaml';
 import { KUBECTL_YAML } from '../input/yaml.js';
-import { checkDepth, repeatedKeys, type RepeatedKey } from './body.js';
+import { checkDepth, repeatedKeys, shapeOf, type RepeatedKey } from './body.js';
 import { goQuote } from './apply/go-text.js';
 import { badRequest } from './status.js';
 
@@ -30,8 +30,9 @@ export function readAppliedBody(text: string): AppliedBody {
       value = undefined; // YAML that starts with a flow mapping, or broken JSON: the YAML reader says which
     }
     if (value !== undefined) {
-      checkDepth(text, 'error decoding YAML');
-      return { value, repeatedKeys: repeatedText(repeatedKeys(text, value)) };
+      const shape = shapeOf(text);
+      checkDepth(shape, 'error decoding YAML');
+      return { value, repeatedKeys: repeatedText(repeatedKeys(text, value, shape)) };
     }
   }
   return readYaml(text);

@@ -40,20 +40,27 @@ export function decodeJson(text: string, what: string, findDuplicates: boolean):
     // RangeError from absurd nesting lands here too.
     throw badRequest(`${what}: ${(err as Error).message}`);
   }
-  checkDepth(text, what);
-  return { value, duplicates: findDuplicates ? duplicateMessages(repeatedKeys(text, value)) : [] };
+  const shape = shapeOf(text);
+  checkDepth(shape, what);
+  return { value, duplicates: findDuplicates ? duplicateMessages(repeatedKeys(text, value, shape)) : [] };
 }
 
 /** apimachinery's limit on the nesting of a JSON body (util/json's maxDepth). */
 export const MAX_JSON_DEPTH = 10_000;
 
-/**
- * Refuses (400) a JSON text nested deeper than MAX_JSON_DEPTH, as kube-apiserver's decoder does.
- * JSON.parse takes far deeper text than JSON.stringify, and the copies every write makes, can
- * handle: past this, a body would end in a stack overflow rather than an answer.
- */
-export function checkDepth(text: string, what: string): void {
+/** What one pass over a JSON text's structure outside its strings finds. */
+export interface JsonShape {
+  /** The deepest nesting of objects and arrays. */
+  depth: number;
+  /** Colons: one per object property the text writes, repeats included. */
+  colons: number;
+}
+
+/** One pass over `text`, for both the depth bound and the repeated-key check. */
+export function shapeOf(text: string): JsonShape {
   let depth = 0;
+  let deepest = 0;
+  let colons = 0;
   let inString = false;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
@@ -61,10 +68,21 @@ export function checkDepth(text: string, what: string): void {
       if (c === 0x5c) i++; // backslash: the next character is escaped
       else if (c === 0x22) inString = false;
     } else if (c === 0x22) inString = true;
+    else if (c === 0x3a) colons++;
     else if (c === 0x7b || c === 0x5b) {
-      if (++depth > MAX_JSON_DEPTH) throw badRequest(`${what}: exceeded max depth of ${MAX_JSON_DEPTH}`);
+      if (++depth > deepest) deepest = depth;
     } else if (c === 0x7d || c === 0x5d) depth--;
   }
+  return { depth: deepest, colons };
+}
+
+/**
+ * Refuses (400) a JSON text nested deeper than MAX_JSON_DEPTH, as kube-apiserver's decoder does.
+ * JSON.parse takes far deeper text than JSON.stringify, and the copies every write makes, can
+ * handle: past this, a body would end in a stack overflow rather than an answer.
+ */
+export function checkDepth(shape: JsonShape, what: string): void {
+  if (shape.depth > MAX_JSON_DEPTH) throw badRequest(`${what}: exceeded max depth of ${MAX_JSON_DEPTH}`);
 }
 
 export interface RepeatedKey {
@@ -73,9 +91,14 @@ export interface RepeatedKey {
   line: number;
 }
 
-/** Every key an object of the JSON `text` (parsed to `value`) repeats, at each repeat, in text order. */
-export function repeatedKeys(text: string, value: unknown): RepeatedKey[] {
-  if (!mayHaveDuplicates(text, value)) return [];
+/**
+ * Every key an object of the JSON `text` (parsed to `value`, of `shape`) repeats, at each repeat, in
+ * text order. JSON.parse keeps one of two equal keys, so the text's colons outnumber the value's
+ * properties exactly when some key is repeated: counting them is much faster than the visitor that
+ * then names the repeated keys (written here: no library counts them).
+ */
+export function repeatedKeys(text: string, value: unknown, shape: JsonShape): RepeatedKey[] {
+  if (shape.colons === countProperties(value)) return [];
   const found: RepeatedKey[] = [];
   const open: Set<string>[] = [];
   visit(text, {
@@ -89,26 +112,6 @@ export function repeatedKeys(text: string, value: unknown): RepeatedKey[] {
     },
   });
   return found;
-}
-
-/**
- * Whether the text has more object properties than the value it parsed to: JSON.parse keeps one
- * of two equal keys, so the two counts differ exactly when some key is repeated. Counting the
- * colons outside strings takes one pass over the text, much faster than the visitor that then
- * names the repeated keys (written here: no library counts them).
- */
-function mayHaveDuplicates(text: string, value: unknown): boolean {
-  let colons = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 0x5c) i++; // backslash: the next character is escaped
-      else if (c === 0x22) inString = false;
-    } else if (c === 0x22) inString = true;
-    else if (c === 0x3a) colons++;
-  }
-  return colons !== countProperties(value);
 }
 
 /** Object properties in a parsed value, at any depth (its own stack: JSON.parse takes nesting a recursion overflows on). */
