@@ -5,21 +5,19 @@
  * (jsonc-parser's visitor sees every key, in order) when the request's fieldValidation wants to know.
  */
 import type { IncomingMessage } from 'node:http';
-import getRawBody from 'raw-body';
+import { readBody as readRequestBody } from '../server/body.js';
 import { visit } from 'jsonc-parser';
 import { badRequest, requestEntityTooLarge } from './status.js';
 
 /** kube-apiserver's limit on a request body (`--max-request-bytes`, 3 MiB) */
 export const MAX_REQUEST_BYTES = 3 * 1024 * 1024;
 
+/** The body as text, read by the webhook's reader; too large is a 413, cut short a 400. */
 export async function readBody(req: IncomingMessage, limit = MAX_REQUEST_BYTES): Promise<string> {
-  try {
-    return (await getRawBody(req, { limit, length: req.headers['content-length'] })).toString('utf8');
-  } catch (err) {
-    const e = err as { type?: string };
-    if (e.type === 'entity.too.large') throw requestEntityTooLarge(limit);
-    throw badRequest('the request body could not be read');
-  }
+  const read = await readRequestBody(req, limit);
+  if ('body' in read) return read.body.toString('utf8');
+  if (read.problem === 'too-large') throw requestEntityTooLarge(limit);
+  throw badRequest('the request body could not be read');
 }
 
 export interface Decoded {

@@ -1,6 +1,8 @@
 /** Decoding request bodies: duplicate keys reported as kube-apiserver's strict decoder words them. */
 import { describe, expect, it } from 'vitest';
-import { decodeJson } from '../../src/apiserver/body.js';
+import { createServer, request } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { decodeJson, readBody } from '../../src/apiserver/body.js';
 
 const dups = (text: string) => decodeJson(text, 'x', true).duplicates;
 
@@ -30,5 +32,58 @@ describe('decodeJson', () => {
     expect(() => decodeJson(nested(10_001), 'x', true)).toThrow('x: exceeded max depth of 10000');
     // Brackets inside strings do not count.
     expect(decodeJson(`{"a":"${'['.repeat(20_000)}"}`, 'x', true).value).toEqual({ a: '['.repeat(20_000) });
+  });
+});
+
+describe('readBody', () => {
+  /** What readBody makes of a request sent by `send`, read with a limit of 16 bytes: the text, or the Status code it throws. */
+  async function read(send: (req: ReturnType<typeof request>) => void): Promise<string | number> {
+    let outcome!: Promise<string | number>;
+    const server = createServer((req, res) => {
+      outcome = readBody(req, 16).then(
+        (text) => text,
+        (err: { code?: number }) => err.code ?? -1,
+      );
+      void outcome.then(() => res.end());
+    });
+    await new Promise<void>((ready) => server.listen(0, '127.0.0.1', ready));
+    try {
+      const { port } = server.address() as AddressInfo;
+      const req = request({ port, method: 'POST', headers: { 'content-type': 'application/json' } });
+      req.on('error', () => undefined);
+      await new Promise<void>((settled) => {
+        req.on('close', settled);
+        send(req);
+      });
+      return await outcome;
+    } finally {
+      server.closeAllConnections();
+      await new Promise<void>((closed) => server.close(() => closed()));
+    }
+  }
+
+  it('reads a body whole, UTF-8 split across chunks included', async () => {
+    const text = '{"a":"é€"}';
+    const bytes = Buffer.from(text);
+    expect(await read((req) => {
+      req.write(bytes.subarray(0, 7));
+      req.end(bytes.subarray(7));
+    })).toBe(text);
+  });
+
+  it('answers 413 for a body past the limit, declared or not', async () => {
+    expect(await read((req) => req.end('x'.repeat(17)))).toBe(413);
+    expect(await read((req) => {
+      req.write('x'.repeat(10));
+      req.end('x'.repeat(10));
+    })).toBe(413);
+  });
+
+  it('answers 400 for a body cut short of its declared length', async () => {
+    expect(await read((req) => {
+      req.setHeader('content-length', '10');
+      req.write('{"a"');
+      setTimeout(() => req.destroy(), 50);
+    })).toBe(400);
   });
 });
