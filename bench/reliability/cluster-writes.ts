@@ -196,14 +196,4 @@ export function realTimeOrderViolations(writes: readonly Write[], limit = 5): { 
   return { count, examples };
 }
 
-/** A small seeded generator, so a run can be replayed with --seed. */
-export function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { seeded } from '../../test/seeded.js';

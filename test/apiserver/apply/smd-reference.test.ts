@@ -22,6 +22,7 @@ import { fieldTopology, resolve, topologyOf, type Topology } from '../../../src/
 import { isRecord } from '../../../src/util/is.js';
 import { ApplyConflicts, applyConfiguration, recordUpdate, type ManagerSets, type Schema } from '../../../src/apiserver/apply/updater.js';
 import { sameJson } from '../../../src/util/json-equal.js';
+import { seeded } from '../../seeded.js';
 
 const SOURCE = fileURLToPath(new URL('./smd/main.go', import.meta.url));
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
@@ -100,15 +101,9 @@ function smdSchema(t: Topology): string {
   });
 }
 
-/** A small deterministic generator (mulberry32). */
+/** Picks from a small deterministic generator. */
 function random(seed: number) {
-  let a = seed;
-  const next = (): number => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const next = seeded(seed);
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(next() * xs.length)]!;
   const maybe = (p = 0.5): boolean => next() < p;
   const some = <T>(xs: readonly T[]): T[] => xs.filter(() => maybe());

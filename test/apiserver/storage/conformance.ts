@@ -10,6 +10,7 @@
  * global), only that revisions increase and that an object's resourceVersion is its write's revision.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { seeded } from '../../seeded.js';
 import {
   NO_CHANGE,
   StorageError,
@@ -111,17 +112,6 @@ async function ending(watch: Watch, ms = 5_000): Promise<{ events: WatchEvent[];
 
 const summary = (event: WatchEvent) => ({ type: event.type, key: event.key, revision: event.revision, spec: specOf(event.object) });
 
-/** A small seeded generator, so a failing random sequence can be replayed. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 export function describeStorageConformance(name: string, factory: StorageFactory): void {
   describe(`storage conformance: ${name}`, () => {
@@ -556,7 +546,7 @@ export function describeStorageConformance(name: string, factory: StorageFactory
       });
 
       it('answers every kept revision exactly, whole and in pages, after a random sequence of writes', async () => {
-        const next = random(23);
+        const next = seeded(23);
         const keys = Array.from({ length: 12 }, (_, i) => `${ns1}k${String(i).padStart(2, '0')}`);
         const state = new Map<Key, StoredObject>();
         const snapshots: { revision: number; items: StoredObject[] }[] = [];
