@@ -23,7 +23,8 @@ import { APPLY_PATCH } from './apply/index.js';
 import { continueExpiredStatus, encodeContinue, listExpiredStatus, listRead, parseListOptions, tooLargeResourceVersionStatus, type ListOptions } from './list-options.js';
 import { StorageError } from './storage/index.js';
 import { WatchSet, serveWatch } from './watch.js';
-import { isRecordValue, type JsonObject } from './json.js';
+import { type JsonObject } from './json.js';
+import { isRecord } from '../util/is.js';
 import { nameOf, namespaceOf } from './objects.js';
 import { warningHeaders } from './warnings.js';
 import { storeLookups } from './lookups.js';
@@ -311,7 +312,7 @@ export function createApiServerApp(options: ApiServerAppOptions): ApiServerApp {
       (current) => {
         const patched = apply(current);
         // A patch that moves the object out of the URL's namespace is refused as a PUT would be.
-        if (namespace !== undefined && isRecordValue(patched.metadata) && patched.metadata.namespace !== namespace) checkNamespace(patched, namespace);
+        if (namespace !== undefined && isRecord(patched.metadata) && patched.metadata.namespace !== namespace) checkNamespace(patched, namespace);
         return patched;
       },
       { ...write, duplicates: decoded.duplicates, strictFailure: patchStrictFailure, ...(subResource ? { subResource } : {}), unconditional: true },
@@ -370,7 +371,7 @@ export function createApiServerApp(options: ApiServerAppOptions): ApiServerApp {
     const what = `${resource.kind} in version "${resource.version}" cannot be handled as a ${resource.kind}`;
     const decoded = decodeJson(text, what, findDuplicates);
     const object = decoded.value;
-    if (!isRecordValue(object)) throw badRequest(`${what}: the body must be a JSON object`);
+    if (!isRecord(object)) throw badRequest(`${what}: the body must be a JSON object`);
     if (typeof object.kind !== 'string' || object.kind === '') throw badRequest(`Object 'Kind' is missing in '${shortBody(text)}'`);
     if (object.apiVersion !== resource.groupVersion) {
       throw badRequest(`the API version in the data (${String(object.apiVersion ?? '')}) does not match the expected API version (${resource.groupVersion})`);
@@ -407,7 +408,7 @@ function patchStrictFailure(problems: string): ApiError {
 }
 
 const labelsOf = (o: JsonObject): Record<string, string> | undefined =>
-  isRecordValue(o.metadata) && isRecordValue(o.metadata.labels) ? (o.metadata.labels as Record<string, string>) : undefined;
+  isRecord(o.metadata) && isRecord(o.metadata.labels) ? (o.metadata.labels as Record<string, string>) : undefined;
 
 function shortBody(text: string): string {
   return text.length > 256 ? `${text.slice(0, 256)}...` : text;

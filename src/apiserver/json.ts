@@ -1,13 +1,13 @@
 /** Small helpers for the decoded JSON the API server handles. */
 import { isDeepStrictEqual } from 'node:util';
+import { isRecord } from '../util/is.js';
 
 export type JsonObject = Record<string, unknown>;
 
-export const isRecordValue = (value: unknown): value is JsonObject => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** The object's metadata, made an object if it is none (the library has already judged its shape). */
 export function metadataOf(object: JsonObject): JsonObject {
-  if (!isRecordValue(object.metadata)) object.metadata = {};
+  if (!isRecord(object.metadata)) object.metadata = {};
   return object.metadata as JsonObject;
 }
 

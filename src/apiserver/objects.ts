@@ -5,7 +5,8 @@
  * endpoint writes, and when generation moves.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { copyJson, isRecordValue, jsonEqual, metadataOf, type JsonObject } from './json.js';
+import { copyJson, jsonEqual, metadataOf, type JsonObject } from './json.js';
+import { isRecord } from '../util/is.js';
 
 /** RFC 3339 at whole seconds, as metav1.Time is serialized. */
 export const timestamp = (now: Date): string => `${now.toISOString().slice(0, 19)}Z`;
@@ -78,7 +79,7 @@ export function prepareForStatusUpdate(object: JsonObject, stored: JsonObject): 
   const next = copyJson(stored);
   if (Object.hasOwn(object, 'status')) next.status = object.status;
   else delete next.status;
-  const written = isRecordValue(object.metadata) ? object.metadata : {};
+  const written = isRecord(object.metadata) ? object.metadata : {};
   const metadata = metadataOf(next);
   if (written.managedFields !== undefined) metadata.managedFields = written.managedFields;
   else delete metadata.managedFields;
@@ -106,11 +107,11 @@ function contentChanged(a: JsonObject, b: JsonObject): boolean {
 }
 
 export const finalizersOf = (object: JsonObject): unknown[] => {
-  const finalizers = isRecordValue(object.metadata) ? object.metadata.finalizers : undefined;
+  const finalizers = isRecord(object.metadata) ? object.metadata.finalizers : undefined;
   return Array.isArray(finalizers) ? finalizers : [];
 };
 
-export const isBeingDeleted = (object: JsonObject): boolean => isRecordValue(object.metadata) && object.metadata.deletionTimestamp !== undefined;
+export const isBeingDeleted = (object: JsonObject): boolean => isRecord(object.metadata) && object.metadata.deletionTimestamp !== undefined;
 
 /** An object kept by finalizers, marked for deletion (`gracePeriodSeconds` 0: custom resources have no graceful deletion). */
 export function markForDeletion(object: JsonObject, now: Date): JsonObject {
@@ -123,12 +124,12 @@ export function markForDeletion(object: JsonObject, now: Date): JsonObject {
 
 /** The object without its resourceVersion, as a backend stores it. */
 export function withoutResourceVersion(object: JsonObject): JsonObject {
-  if (isRecordValue(object.metadata) && object.metadata.resourceVersion !== undefined) delete object.metadata.resourceVersion;
+  if (isRecord(object.metadata) && object.metadata.resourceVersion !== undefined) delete object.metadata.resourceVersion;
   return object;
 }
 
-export const nameOf = (object: JsonObject): string | undefined => (isRecordValue(object.metadata) && typeof object.metadata.name === 'string' ? object.metadata.name : undefined);
+export const nameOf = (object: JsonObject): string | undefined => (isRecord(object.metadata) && typeof object.metadata.name === 'string' ? object.metadata.name : undefined);
 export const namespaceOf = (object: JsonObject): string | undefined =>
-  isRecordValue(object.metadata) && typeof object.metadata.namespace === 'string' ? object.metadata.namespace : undefined;
+  isRecord(object.metadata) && typeof object.metadata.namespace === 'string' ? object.metadata.namespace : undefined;
 export const resourceVersionOf = (object: JsonObject): string | undefined =>
-  isRecordValue(object.metadata) && typeof object.metadata.resourceVersion === 'string' && object.metadata.resourceVersion !== '' ? object.metadata.resourceVersion : undefined;
+  isRecord(object.metadata) && typeof object.metadata.resourceVersion === 'string' && object.metadata.resourceVersion !== '' ? object.metadata.resourceVersion : undefined;

@@ -7,7 +7,8 @@
 import { applyPatch, type Operation } from 'rfc6902';
 import mergePatch from 'json-merge-patch';
 import { ApiError, badRequest, unsupportedMediaType } from './status.js';
-import { isRecordValue, type JsonObject } from './json.js';
+import { type JsonObject } from './json.js';
+import { isRecord } from '../util/is.js';
 
 export type PatchType = 'json' | 'merge' | 'apply';
 
@@ -31,10 +32,10 @@ export function patchTypeOf(contentType: string | undefined): PatchType {
  */
 export function patcher(type: Exclude<PatchType, 'apply'>, patch: unknown): (current: JsonObject) => JsonObject {
   if (type === 'merge') {
-    if (!isRecordValue(patch)) throw badRequest('invalid JSON merge patch: the patch must be a JSON object');
+    if (!isRecord(patch)) throw badRequest('invalid JSON merge patch: the patch must be a JSON object');
     return (current) => {
       const result: unknown = mergePatch.apply(current, patch);
-      if (!isRecordValue(result)) throw badRequest('the patched object is not a JSON object');
+      if (!isRecord(result)) throw badRequest('the patched object is not a JSON object');
       return result;
     };
   }
@@ -49,7 +50,7 @@ export function patcher(type: Exclude<PatchType, 'apply'>, patch: unknown): (cur
 }
 
 const OPS = new Set(['add', 'remove', 'replace', 'move', 'copy', 'test']);
-const isOperation = (value: unknown): boolean => isRecordValue(value) && typeof value.op === 'string' && OPS.has(value.op) && typeof value.path === 'string';
+const isOperation = (value: unknown): boolean => isRecord(value) && typeof value.op === 'string' && OPS.has(value.op) && typeof value.path === 'string';
 
 function unprocessable(message: string): ApiError {
   return new ApiError({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, code: 422 });

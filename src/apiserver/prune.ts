@@ -6,7 +6,7 @@
  * `additionalProperties`, `items` and `x-kubernetes-preserve-unknown-fields`, which is all a
  * structural schema has; no npm package prunes by a schema without also validating by it.
  */
-import { isRecordValue } from './json.js';
+import { isRecord } from '../util/is.js';
 
 interface StructuralSchema {
   properties?: Record<string, StructuralSchema>;
@@ -27,7 +27,7 @@ function prune(value: unknown, schema: StructuralSchema): boolean {
     if (schema.items) for (const item of value) pruned = prune(item, schema.items) || pruned;
     return pruned;
   }
-  if (!isRecordValue(value)) return false;
+  if (!isRecord(value)) return false;
   const { properties, additionalProperties } = schema;
   for (const key of Object.keys(value)) {
     const known = properties && Object.hasOwn(properties, key) ? properties[key] : undefined;

@@ -21,7 +21,8 @@ import {
 import { ApiError, alreadyExists, badRequest, conflict, expired, invalid, notFound, resourceVersionOnCreate, serviceUnavailable, timeout, type Status } from './status.js';
 import type { ApiResource as Resource } from './resources.js';
 import { objectKey } from './keys.js';
-import { copyJson, isRecordValue, type JsonObject } from './json.js';
+import { copyJson, type JsonObject } from './json.js';
+import { isRecord } from '../util/is.js';
 import { apply, keepTimesOfUnchangedObject, managedFieldsShapeError, trackUpdate, type KindInfo } from './apply/index.js';
 import { topologyOf } from './apply/topology.js';
 
@@ -212,7 +213,7 @@ export class Registry {
         // The status subresource never creates (kube's StatusREST passes forceAllowCreate=false).
         if (request.subResource === 'status') throw notFound(this.resource, name);
         const merged = merge(undefined);
-        const uid = isRecordValue(merged.object.metadata) ? merged.object.metadata.uid : undefined;
+        const uid = isRecord(merged.object.metadata) ? merged.object.metadata.uid : undefined;
         if (typeof uid === 'string' && uid !== '') throw conflict(this.resource, name, `uid mismatch: the provided object specified uid ${uid}, and no existing object was found`);
         try {
           const created = await this.insert(namespace, merged.object, request, false);
@@ -304,7 +305,7 @@ export class Registry {
    * refused as kube's decoder refuses them (400 for a create or PUT, 422 for a patch).
    */
   private trackUpdate(object: JsonObject, stored: JsonObject | undefined, request: Pick<WriteRequest, 'manager' | 'strictFailure'>, subResource: 'status' | undefined): JsonObject {
-    const written = isRecordValue(object.metadata) ? object.metadata.managedFields : undefined;
+    const written = isRecord(object.metadata) ? object.metadata.managedFields : undefined;
     const shapeError = managedFieldsShapeError(written);
     if (shapeError !== undefined) throw request.strictFailure(shapeError);
     return trackUpdate({ live: stored, updated: object, manager: request.manager, kind: this.kindInfo, ...(subResource ? { subresource: subResource } : {}), now: this.now() }) as JsonObject;

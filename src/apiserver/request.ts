@@ -8,7 +8,8 @@ import { FieldPath } from '../engine/path.js';
 import { fieldValidationOf, type FieldValidation } from './admission.js';
 import { invalid, type ApiError } from './status.js';
 import { fieldManagerCauses, managerOrUserAgent, patchOptionsCauses } from './apply/index.js';
-import { isRecordValue, type JsonObject } from './json.js';
+import { type JsonObject } from './json.js';
+import { isRecord } from '../util/is.js';
 
 export type Query = Record<string, string | string[] | undefined>;
 
@@ -84,7 +85,7 @@ const PROPAGATION_POLICY = FieldPath.root.child('propagationPolicy');
  * `ignoreStoreReadErrorParameter`: whether the resource takes the extra delete parameter.
  */
 export function deleteOptions(body: unknown, query: Query, ignoreStoreReadErrorParameter: boolean): DeleteOptions {
-  const source: JsonObject = body === undefined ? fromQuery(query) : isRecordValue(body) ? body : {};
+  const source: JsonObject = body === undefined ? fromQuery(query) : isRecord(body) ? body : {};
   const causes: Cause[] = [];
   const dryRun = Array.isArray(source.dryRun) ? (source.dryRun as unknown[]) : source.dryRun === undefined ? [] : [source.dryRun];
   causes.push(...dryRunCauses(dryRun));
@@ -106,7 +107,7 @@ export function deleteOptions(body: unknown, query: Query, ignoreStoreReadErrorP
     if (source.preconditions != null) alone('preconditions', source.preconditions);
   }
   if (causes.length) throw optionsError('DeleteOptions', causes);
-  const preconditions = isRecordValue(source.preconditions) ? source.preconditions : undefined;
+  const preconditions = isRecord(source.preconditions) ? source.preconditions : undefined;
   return {
     dryRun: dryRun.length > 0,
     ...(preconditions
