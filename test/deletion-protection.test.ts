@@ -64,7 +64,7 @@ describe('deletion protection in review()', () => {
       code: 403,
       reason: 'Forbidden',
       message: KARMADA_MESSAGE,
-      details: { name: 'member1', group: 'cluster.karmada.io', kind: 'Cluster', causes: [{ reason: 'FieldValueForbidden', type: 'FieldValueForbidden', field: LABEL_FIELD, message: `Forbidden: ${KARMADA_MESSAGE}` }] },
+      details: { name: 'member1', group: 'cluster.karmada.io', kind: 'Cluster', causes: [{ reason: 'FieldValueForbidden', field: LABEL_FIELD, message: `Forbidden: ${KARMADA_MESSAGE}` }] },
     },
   };
 

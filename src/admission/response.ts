@@ -11,8 +11,8 @@ export const allowed = (): Response => ({ allowed: true });
 /** A request that could not be used: 400 for bad input, 500 for a bug. */
 export const errored = (code: number, message: string): Response => ({ allowed: false, status: { code, message } });
 
-/** Causes as metav1.StatusCause, with the library's `type` beside the wire's `reason`. */
-const statusCauses = (causes: readonly Cause[]) => causes.map((c) => ({ reason: c.type, type: c.type, field: c.field, message: c.message }));
+/** Causes as metav1.StatusCause: the cause type travels as `reason`, the one name the API server reads. */
+const statusCauses = (causes: readonly Cause[]) => causes.map((c) => ({ reason: c.type, field: c.field, message: c.message }));
 
 /** 422 Invalid with causes, worded as the API server words `apierrors.NewInvalid`. */
 export function invalid(kind: string, group: string, name: string, causes: Cause[], truncated = false): Response {

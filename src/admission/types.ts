@@ -24,10 +24,9 @@ export interface AdmissionRequest {
   dryRun?: boolean;
 }
 
-/** metav1.StatusCause on the wire is `reason`; `type` repeats it in the library's own cause shape. */
+/** metav1.StatusCause: the cause type is `reason` on the wire. */
 export interface StatusCause {
   reason: string;
-  type: string;
   field: string;
   message: string;
 }

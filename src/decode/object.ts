@@ -40,9 +40,12 @@ export function validate(object: unknown, options: ValidateOptions = NO_OPTIONS)
   return validateKind(rules, object, options);
 }
 
-/** validate() of an object whose kind the caller has decoded already (an AdmissionReview's). */
+/**
+ * validate() of an object whose kind the caller has decoded already (an AdmissionReview's). Only an
+ * UPDATE has a stored object to default: a CREATE's options go through uncopied.
+ */
 export const validateKind = (rules: KindRules, object: Record<string, unknown>, options: ValidateOptions): MaybePromise<ValidationResult> =>
-  judgeObject(rules, object, { ...options, storedWithDefaults: (stored, written) => storedWithDefaults(rules, stored, written) });
+  judgeObject(rules, object, options.operation === 'UPDATE' ? { ...options, storedWithDefaults: (stored, written) => storedWithDefaults(rules, stored, written) } : options);
 
 /**
  * The stored object with fleetgate's defaults filled in, as the mutating webhook filled them into

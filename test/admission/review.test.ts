@@ -58,7 +58,6 @@ describe.each(['admission.k8s.io/v1', 'admission.k8s.io/v1beta1'])('review() ove
         causes: [
           {
             reason: 'FieldValueNotSupported',
-            type: 'FieldValueNotSupported',
             field: 'spec.taints[0].effect',
             message: 'Unsupported value: "Foo": supported values: "NoSchedule", "PreferNoSchedule", "NoExecute"',
           },
@@ -182,7 +181,7 @@ describe('review() on input it cannot use', () => {
     const mcs = { apiVersion: 'networking.karmada.io/v1alpha1', kind: 'MultiClusterService', metadata: { name: 'web', namespace: 'Shop' }, spec: { types: ['CrossCluster'] } };
     const kind = { group: 'networking.karmada.io', version: 'v1alpha1', kind: 'MultiClusterService' };
     const denied = sync(review(admissionReview(mcs, { namespace: 'shop', kind, name: 'web' }), { mode: 'validate' }));
-    expect(denied.response?.status?.details?.causes?.map((c) => [c.type, c.field])).toEqual([['FieldValueInvalid', 'metadata.namespace']]);
+    expect(denied.response?.status?.details?.causes?.map((c) => [c.reason, c.field])).toEqual([['FieldValueInvalid', 'metadata.namespace']]);
     expect(sync(review(admissionReview(cluster, { namespace: 'shop' }), { mode: 'validate' })).response?.allowed).toBe(true);
   });
 

@@ -482,7 +482,7 @@ describe.skipIf(reference.skip)(reference.title, () => {
 
   it('server flags come from values', () => {
     const docs = render(FAST, {
-      server: { tlsMinVersion: '1.3', logLevel: 'debug', contextFailurePolicy: 'ignore', allowNoExecuteTaintPolicy: false, clientCA: { configMap: 'apiserver-client-ca', key: 'ca.crt' }, extraArgs: ['--bind-address=::'] },
+      server: { tlsMinVersion: '1.3', logLevel: 'debug', contextFailurePolicy: 'ignore', allowNoExecuteTaintPolicy: false, clientCA: { configMap: 'apiserver-client-ca', key: 'ca.crt' }, extraArgs: ['--bind-address=::'], nodeOptions: '--max-semi-space-size=4' },
       replicaCount: 1,
     });
     expect(args(docs)).toEqual(expect.arrayContaining([
@@ -491,6 +491,9 @@ describe.skipIf(reference.skip)(reference.title, () => {
     expect(flag(docs, 'client-ca-file')).toBe(`${mount(docs, 'client-ca').mountPath}/ca.crt`);
     expect(volume(docs, 'client-ca').configMap.name).toBe('apiserver-client-ca');
     expect(all(docs, 'PodDisruptionBudget')).toEqual([]); // one replica: a PDB would block every drain
+    expect(deployment(docs).spec.template.spec.containers[0].env).toEqual([{ name: 'NODE_OPTIONS', value: '--max-semi-space-size=4' }]);
+    // By default the container's Node runs with V8's own heap settings.
+    expect(deployment(render(FAST, { replicaCount: 1 })).spec.template.spec.containers[0].env).toBeUndefined();
   });
 
   it('lookups in-cluster: token mounted, --in-cluster, read-only RBAC for Services and ResourceInterpreterCustomizations', () => {

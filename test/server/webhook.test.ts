@@ -189,7 +189,7 @@ describe('context lookups', () => {
       expect(webhook.json.response.status.details.causes[0].field).toMatch(/^webhooks\[\d+\]\.clientConfig\.service$/);
       const customization = await post(server, '/validate', reviewOf(ric));
       expect(customization.json.response.allowed).toBe(false);
-      expect(customization.json.response.status.details.causes[0].type).toBe('FieldValueForbidden');
+      expect(customization.json.response.status.details.causes[0].reason).toBe('FieldValueForbidden');
     } finally {
       await server.close();
     }

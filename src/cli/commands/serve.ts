@@ -1,6 +1,7 @@
 /** `fleetgate serve`: the HTTPS admission webhook. */
 import { pino } from 'pino';
 import { serve } from '../../server/serve.js';
+import { boundOldGenerationGrowth } from '../../server/heap.js';
 import { groupDomainProblem, parseFlags, usageError, type CliIO, type Command } from '../io.js';
 
 const HELP = `Usage: fleetgate serve [flags]
@@ -108,6 +109,8 @@ async function run(args: string[], io: CliIO): Promise<number> {
   if (!['debug', 'info', 'warn', 'error'].includes(level)) return usage(`--log-level must be debug, info, warn or error, got "${level}"`);
   const format = values['log-format'] ?? (io.stderrIsTTY ? 'text' : 'json');
   if (format !== 'text' && format !== 'json') return usage(`--log-format must be text or json, got "${format}"`);
+  // This process is the server from here on: a long-running one, so its heap is kept small.
+  boundOldGenerationGrowth();
   try {
     const server = await serve({
       port: webhookPort,
