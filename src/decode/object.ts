@@ -3,7 +3,8 @@
  * operation fleetgate judges? a kind it serves?), look the kind's rules up in the registry once,
  * and hand them to the engine (src/engine), which knows no registry.
  */
-import { invalid, notSupported, renderList, required } from '../engine/field.js';
+import { renderList } from '../engine/field.js';
+import { invalid, notSupported, required } from '../engine/field-error.js';
 import { judgeDelete, judgeObject, judgedOnly, NO_OPTIONS, type ValidateOptions, type ValidationResult } from '../engine/validate.js';
 import { defaultObject, mutationOf, type DefaultOptions, type DefaultResult, type PatchOperation } from '../engine/defaults.js';
 import type { KindRules, MaybePromise } from '../engine/rule.js';
