@@ -8,7 +8,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: [
-      'test/{validate,defaults,causes-order,deletion-protection,warnings,field}.test.ts',
+      'test/{validate,defaults,causes-order,deletion-protection,warnings,field,field-error}.test.ts',
       'test/rules/{update-ratcheting,permanent-id,work-mutation}.test.ts',
       'test/limits.test.ts',
     ],
