@@ -259,10 +259,16 @@ function finish(ctx: RuleContext, object: unknown): ValidationResult {
   const warnings = warningDetails.length === 0 ? [] : warningDetails.map(messageOf);
   const causes = ctx.causes;
   if (causes.length === 0 && !ctx.droppedFrom) return { allowed: true, causes, warnings, warningDetails };
-  if (causes.length === 1 && !ctx.droppedFrom) return { allowed: false, causes: [rendered(causes[0]!)], warnings, warningDetails };
+  if (causes.length === 1 && !ctx.droppedFrom) return { allowed: false, causes: renderAll(causes), warnings, warningDetails };
   const listed = withoutRepeats(inObjectOrder(causes, object));
-  if (listed.length <= MAX_CAUSES && !ctx.droppedFrom) return { allowed: false, causes: listed.map(rendered), warnings, warningDetails };
-  return { allowed: false, causes: listed.slice(0, MAX_CAUSES).map(rendered), warnings, warningDetails, truncated: true };
+  if (listed.length <= MAX_CAUSES && !ctx.droppedFrom) return { allowed: false, causes: renderAll(listed), warnings, warningDetails };
+  return { allowed: false, causes: renderAll(listed.slice(0, MAX_CAUSES)), warnings, warningDetails, truncated: true };
+}
+
+/** Each cause rendered, in place: the lists here are the judgement's own, made for this result. */
+function renderAll(causes: Cause[]): Cause[] {
+  for (let i = 0; i < causes.length; i++) causes[i] = rendered(causes[i]!);
+  return causes;
 }
 
 const messageOf = (warning: Warning): string => warning.message;
