@@ -5,7 +5,7 @@ import {
   type Static,
 } from './_shared/schema.js';
 import { add, addWarning, addUnlessStored, checkConditions, checkTaintsUnique, checkUnique, child, index, isInt32, isRecord, isString, list, record, warnRepeats } from './_shared/checks.js';
-import { duplicate, forbidden, invalid } from '../src/engine/field.js';
+import { duplicate, forbidden, invalid } from '../src/engine/field-error.js';
 import { CLUSTER_NAME_MAX, clusterName } from '../src/checks/names.js';
 import { compareQuantity, parseQuantity, type Quantity as Q } from '../src/checks/quantity.js';
 import { memoizeVerdict } from '../src/checks/memo.js';

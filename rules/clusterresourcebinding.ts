@@ -8,7 +8,7 @@ import {
   type Static,
 } from './_shared/schema.js';
 import { add, checkClusterAffinity, checkConditions, checkUnique, child, index, isString, list, record } from './_shared/checks.js';
-import { duplicate, invalid } from '../src/engine/field.js';
+import { duplicate, invalid } from '../src/engine/field-error.js';
 import type { DefaultContext, KindRules, RuleContext } from '../src/engine/rule.js';
 import { defaultPermanentId } from './_shared/permanent-id.js';
 import { FieldPath } from '../src/engine/path.js';

@@ -1,7 +1,7 @@
 /** ClusterTaintPolicy (policy.<domain>/v1alpha1, cluster-scoped): adds and removes Cluster taints by cluster conditions. */
 import { Arr, CONDITION_STATUSES, ClusterAffinity, Enum, Obj, Opt, RawObject, ReqStr, Str, TaintEffect, envelope, type Static } from './_shared/schema.js';
 import { add, checkClusterAffinity, checkTaintsUnique, index, list, record } from './_shared/checks.js';
-import { forbidden } from '../src/engine/field.js';
+import { forbidden } from '../src/engine/field-error.js';
 import type { KindRules, RuleContext } from '../src/engine/rule.js';
 import { FieldPath } from '../src/engine/path.js';
 

@@ -1,7 +1,7 @@
 /** CronFederatedHPA (autoscaling.<domain>/v1alpha1, namespaced): cron rules that scale a target or a FederatedHPA's bounds. */
 import { Arr, Bool, Int32, Obj, Opt, ReqStr, Str, Time, envelope, listMap, type Static } from './_shared/schema.js';
 import { add, addWarning, checkUnique, child, fingerprint, fingerprints, index, type Fingerprints, isInt32, isRecord, isString, judgedSpec, list, record } from './_shared/checks.js';
-import { duplicate, forbidden, invalid, required } from '../src/engine/field.js';
+import { duplicate, forbidden, invalid, required } from '../src/engine/field-error.js';
 import { pathSegmentName } from '../src/checks/names.js';
 import { runsEverySecond } from '../src/checks/cron.js';
 import type { DefaultContext, KindRules, RuleContext } from '../src/engine/rule.js';

@@ -1,7 +1,7 @@
 /** FederatedResourceQuota (policy.<domain>/v1alpha1, namespaced): aggregate quota of a namespace across clusters. */
 import { Arr, Obj, Opt, QuantityMap, ReqStr, envelope, type Static } from './_shared/schema.js';
 import { add, checkUnique, child, index, isRecord, isString, key, list, record } from './_shared/checks.js';
-import { duplicate, invalid } from '../src/engine/field.js';
+import { duplicate, invalid } from '../src/engine/field-error.js';
 import { dns1123Subdomain, qualifiedName } from '../src/checks/names.js';
 import { ZERO, addQuantity, compareQuantity, isWhole, parseQuantity, type Quantity as Q } from '../src/checks/quantity.js';
 import { memoizeVerdict } from '../src/checks/memo.js';

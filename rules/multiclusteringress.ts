@@ -4,7 +4,7 @@
  */
 import { Arr, Enum, Int32, LIST_ATOMIC, MAP_ATOMIC, Obj, Opt, PortStatus, ReqStr, Str, StrList, envelope, type Static } from './_shared/schema.js';
 import { add, addWarning, child, index, isInt32, isRecord, isString, key, list, record } from './_shared/checks.js';
-import { invalid, required } from '../src/engine/field.js';
+import { invalid, required } from '../src/engine/field-error.js';
 import { dns1123Subdomain, dnsHostname, wildcardDns1123Subdomain } from '../src/checks/names.js';
 import type { KindRules, RuleContext } from '../src/engine/rule.js';
 import { FieldPath } from '../src/engine/path.js';

@@ -4,7 +4,8 @@
  */
 import { Arr, Conditions, Enum, LIST_ATOMIC, Obj, Opt, Port, PortStatus, ReqStr, Str, StrList, envelope, type Static } from './_shared/schema.js';
 import { add, addWarning, checkConditions, checkUnique, child, index, isRecord, isString, list, record } from './_shared/checks.js';
-import { duplicate, forbidden, invalid, renderValue } from '../src/engine/field.js';
+import { renderValue } from '../src/engine/field.js';
+import { duplicate, forbidden, invalid } from '../src/engine/field-error.js';
 import { sameJson } from '../src/util/json-equal.js';
 import { dns1035Label, dns1123Label } from '../src/checks/names.js';
 import type { DefaultContext, KindRules, RuleContext } from '../src/engine/rule.js';

@@ -1,7 +1,7 @@
 /** Remedy (remedy.<domain>/v1alpha1, cluster-scoped): cluster-level actions triggered by cluster conditions. */
 import { Arr, CONDITION_STATUSES, Enum, Obj, Opt, RawObject, ReqStr, StrList, envelope, type Static } from './_shared/schema.js';
 import { checkUnique, index, list, record } from './_shared/checks.js';
-import { duplicate } from '../src/engine/field.js';
+import { duplicate } from '../src/engine/field-error.js';
 import type { KindRules, RuleContext } from '../src/engine/rule.js';
 import { FieldPath } from '../src/engine/path.js';
 

@@ -4,7 +4,8 @@
  */
 import { Obj, Opt, RawObject, ReqStr, envelope, type Static } from './_shared/schema.js';
 import { add, child, isString, list, record } from './_shared/checks.js';
-import { forbidden, invalid, type Cause } from '../src/engine/field.js';
+import { type Cause } from '../src/engine/field.js';
+import { forbidden, invalid } from '../src/engine/field-error.js';
 import { luaScriptError, type LuaFunctionSpec } from '../src/checks/lua.js';
 import type { KindRules, Lookups, RuleContext } from '../src/engine/rule.js';
 import { isThenable } from '../src/util/is.js';

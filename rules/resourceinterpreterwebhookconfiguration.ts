@@ -6,7 +6,8 @@
 import { Arr, Enum, Int32, Obj, Opt, Port, RawObject, ReqStr, Str, envelope, listMap, type Static } from './_shared/schema.js';
 import { add, addWarning, checkUnique, child, index, isRecord, isString, list, record } from './_shared/checks.js';
 import { memoizeVerdict, ownCopy } from '../src/checks/memo.js';
-import { duplicate, invalid, required, type Cause } from '../src/engine/field.js';
+import { type Cause } from '../src/engine/field.js';
+import { duplicate, invalid, required } from '../src/engine/field-error.js';
 import { dns1035Label, dns1123Subdomain } from '../src/checks/names.js';
 import { parseGoURL } from '../src/checks/go-url.js';
 import { hostPortError, splitHostPort } from '../src/checks/endpoint.js';

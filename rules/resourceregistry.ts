@@ -1,7 +1,7 @@
 /** ResourceRegistry (search.<domain>/v1alpha1, cluster-scoped): which resources of which clusters are cached, and where. */
 import { Arr, ClusterAffinity, Conditions, LocalSecretReference, Obj, Opt, ReqStr, Str, envelope, type Static } from './_shared/schema.js';
 import { add, checkClusterAffinity, checkConditions, child, index, isRecord, isString, list, record, tupleKey, warnRepeats } from './_shared/checks.js';
-import { forbidden, invalid } from '../src/engine/field.js';
+import { forbidden, invalid } from '../src/engine/field-error.js';
 import { dns1123Label } from '../src/checks/names.js';
 import { memoizeVerdict } from '../src/checks/memo.js';
 import { parseGoURL } from '../src/checks/go-url.js';

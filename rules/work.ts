@@ -1,7 +1,8 @@
 /** Work (work.<domain>/v1alpha1, namespaced): manifests to deploy on one member cluster, with per-manifest status. */
 import { Arr, Bool, Conditions, Int32, Obj, Opt, RawObject, RawValue, ReqStr, ResourceHealth, Str, envelope, type Static } from './_shared/schema.js';
 import { add, checkConditions, child, fingerprint, fingerprints, index, type Fingerprints, isInt32, isRecord, isString, judgedSpec, list, record, tupleKey } from './_shared/checks.js';
-import { duplicate, invalid, required, tooMany, type Cause } from '../src/engine/field.js';
+import { type Cause } from '../src/engine/field.js';
+import { duplicate, invalid, required, tooMany } from '../src/engine/field-error.js';
 import { storedObject, type DefaultContext, type KindRules, type RuleContext } from '../src/engine/rule.js';
 import { defaultPermanentId } from './_shared/permanent-id.js';
 import { KIND_MISSING, WORK_PERMANENT_ID_LABEL, checkMutable, checkPrunedFields, mutateManifest } from './_shared/work-manifests.js';
@@ -53,10 +54,13 @@ const MANIFESTS = FieldPath.of('spec', 'workload', 'manifests');
  */
 export const MAX_MUTATED_MANIFESTS = 10_000;
 
-function tooManyManifests(count: number): Cause {
-  const cause = tooMany(MANIFESTS, count, MAX_MUTATED_MANIFESTS);
-  return { ...cause, message: `${cause.message}: each manifest gains Karmada's id label and records (some 300 bytes), so a Work of more cannot be stored (etcd keeps objects up to 1.5 MiB by default)` };
-}
+const tooManyManifests = (count: number): Cause =>
+  tooMany(
+    MANIFESTS,
+    count,
+    MAX_MUTATED_MANIFESTS,
+    "each manifest gains Karmada's id label and records (some 300 bytes), so a Work of more cannot be stored (etcd keeps objects up to 1.5 MiB by default)",
+  );
 
 /** Missing, null or empty: not given, as Go decodes a manifest's string fields. */
 const unset = (value: unknown): boolean => value === undefined || value === null || value === '';

@@ -1,7 +1,7 @@
 /** WorkloadRebalancer (apps.<domain>/v1alpha1, cluster-scoped): a job that reschedules the listed workloads. */
 import { Arr, Int32, Int64, Obj, Opt, ReqStr, Str, Time, envelope, type Static } from './_shared/schema.js';
 import { add, checkUnique, child, index, isRecord, isString, list, record } from './_shared/checks.js';
-import { duplicate, invalid, required } from '../src/engine/field.js';
+import { duplicate, invalid, required } from '../src/engine/field-error.js';
 import { dns1123Label } from '../src/checks/names.js';
 import type { KindRules, RuleContext } from '../src/engine/rule.js';
 import { FieldPath } from '../src/engine/path.js';

@@ -3,7 +3,8 @@
  * found problems (so every cause is reported at once), which is why they read
  * values through these defensive accessors instead of trusting the types.
  */
-import { child, duplicate, index, key, required, forbidden, type Cause } from '../../src/engine/field.js';
+import { child, index, key, type Cause } from '../../src/engine/field.js';
+import { duplicate, required, forbidden } from '../../src/engine/field-error.js';
 import { checkLabels } from '../../src/engine/metadata.js';
 import { addCause, addWarning, type RuleContext } from '../../src/engine/rule.js';
 import { addUnlessStored } from '../../src/engine/ratchet.js';

@@ -6,7 +6,8 @@
  * Karmada to the letter, quirks included: a Work that differs from what they compute is written
  * again and again.
  */
-import { child, index, invalid, key, required, type Cause } from '../../src/engine/field.js';
+import { child, index, key, type Cause } from '../../src/engine/field.js';
+import { invalid, required } from '../../src/engine/field-error.js';
 import { isRecord } from '../../src/util/is.js';
 import type { DefaultContext } from '../../src/engine/rule.js';
 import { FieldPath } from '../../src/engine/path.js';

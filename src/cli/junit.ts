@@ -1,5 +1,5 @@
 /** JUnit XML as CI systems read it: testsuites > testsuite > testcase > failure | skipped. */
-import { formatProblem, problemPosition, type ReadProblem } from '../input/manifests.js';
+import { formatProblem, problemPosition, type ReadProblem } from '../input/problems.js';
 
 export interface JUnitCase {
   name: string;

@@ -3,7 +3,8 @@
  * what the case expects. The comparison yields failures, each a one-line reason plus
  * diff lines (`  ` both, `- ` expected only, `+ ` actual only).
  */
-import { aggregate, applyDefaults, validate, type Cause } from '../index.js';
+import { aggregate, type Cause } from '../index.js';
+import { applyDefaultsWithRules, rulesOf, validateWithRules } from '../decode/object.js';
 import { TEST_UUID, type ExpectedCause, type PatchOperation, type Suite, type TestCase } from './test-suite.js';
 
 export interface CaseFailure {
@@ -105,8 +106,10 @@ export async function runCase(suite: Suite, c: TestCase): Promise<CaseOutcome> {
   const actual: CaseOutcome['actual'] = {};
   const e = c.expect;
   try {
+    // The kind is looked up once per case, for validation and defaulting alike (as the webhook looks it up once per review).
+    const rules = rulesOf(c.object);
     if (e.allowed !== undefined || e.warnings !== undefined) {
-      const result = await validate(c.object, {
+      const result = await validateWithRules(rules, c.object, {
         operation: c.operation,
         ...(c.oldObject ? { oldObject: c.oldObject } : {}),
         ...(c.subResource ? { subResource: c.subResource } : {}),
@@ -143,7 +146,7 @@ export async function runCase(suite: Suite, c: TestCase): Promise<CaseOutcome> {
     }
     if (e.defaults !== undefined) {
       const uuid = c.uuid ?? TEST_UUID;
-      const { patch, causes } = applyDefaults(c.object, {
+      const { patch, causes } = applyDefaultsWithRules(rules, c.object, {
         operation: c.operation,
         ...(c.subResource ? { subResource: c.subResource } : {}),
         ...(c.now ? { now: c.now } : {}),

@@ -3,7 +3,8 @@
  * operation fleetgate judges? a kind it serves?), look the kind's rules up in the registry once,
  * and hand them to the engine (src/engine), which knows no registry.
  */
-import { invalid, notSupported, renderList, required } from '../engine/field.js';
+import { renderList } from '../engine/field.js';
+import { invalid, notSupported, required } from '../engine/field-error.js';
 import { judgeDelete, judgeObject, judgedOnly, NO_OPTIONS, type ValidateOptions, type ValidationResult } from '../engine/validate.js';
 import { defaultObject, mutationOf, type DefaultOptions, type DefaultResult, type PatchOperation } from '../engine/defaults.js';
 import type { KindRules, MaybePromise } from '../engine/rule.js';
@@ -21,6 +22,14 @@ const KIND = FieldPath.of('kind');
 export function validate(object: unknown, options?: ValidateOptions & { lookups?: undefined }): ValidationResult;
 export function validate(object: unknown, options?: ValidateOptions): MaybePromise<ValidationResult>;
 export function validate(object: unknown, options: ValidateOptions = NO_OPTIONS): MaybePromise<ValidationResult> {
+  return validateWithRules(rulesOf(object), object, options);
+}
+
+/**
+ * validate(), with the rules of the object's kind looked up already (rulesOf): for a caller that
+ * also defaults the object (the policy-test runner), so the kind is looked up once.
+ */
+export function validateWithRules(rules: KindRules | undefined, object: unknown, options: ValidateOptions = NO_OPTIONS): MaybePromise<ValidationResult> {
   const operation = options.operation ?? 'CREATE';
   if (operation === 'DELETE') return judgeDelete(options.oldObject ?? object);
   if (operation === 'CONNECT') return judgedOnly({});
@@ -31,7 +40,6 @@ export function validate(object: unknown, options: ValidateOptions = NO_OPTIONS)
   if (!isRecord(object)) {
     return judgedOnly({ cause: invalid(FieldPath.root, object === undefined ? null : object, 'must be a Kubernetes object (a JSON object with apiVersion, kind and metadata)') });
   }
-  const rules = rulesFor(object.kind);
   if (!rules) {
     const kind = object.kind;
     if (kind === undefined || kind === null || kind === '') return judgedOnly({ cause: required(KIND, `supported values: ${renderList(supportedKinds)}`) });
@@ -63,11 +71,14 @@ function storedWithDefaults(rules: KindRules, stored: Record<string, unknown>, o
   }
 }
 
-/** The kind's rules of an object, if it is one of a served kind. */
-const rulesOf = (object: unknown): KindRules | undefined => (isRecord(object) ? rulesFor(object.kind) : undefined);
+/** The kind's rules of an object, if it is one of a served kind: the one registry lookup of an entry point. */
+export const rulesOf = (object: unknown): KindRules | undefined => (isRecord(object) ? rulesFor(object.kind) : undefined);
 
 /** Never mutates `object`. Objects of kinds fleetgate does not serve come back unchanged. */
 export const applyDefaults = <T>(object: T, options: DefaultOptions = {}): DefaultResult<T> => defaultObject(rulesOf(object), object, options);
+
+/** applyDefaults(), with the rules of the object's kind looked up already (rulesOf). */
+export const applyDefaultsWithRules = <T>(rules: KindRules | undefined, object: T, options: DefaultOptions = {}): DefaultResult<T> => defaultObject(rules, object, options);
 
 /** The patch alone: what the mutating webhook answers (none for an object it refuses). */
 export const defaultsPatch = (object: unknown, options: DefaultOptions = {}): PatchOperation[] => mutationOf(rulesOf(object), object, options).patch;

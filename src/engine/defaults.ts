@@ -14,6 +14,7 @@ import { applyPatch, type Operation as PatchOperation } from 'rfc6902';
 import { escapeToken } from 'rfc6902/pointer.js';
 import { DEFAULT_OPERATIONS, MAX_CAUSES, type DefaultOperation, type KindRules, type Operation } from './rule.js';
 import type { Cause } from './field.js';
+import { rendered } from './field-error.js';
 import { copyJson } from '../util/json-copy.js';
 
 export interface DefaultOptions {
@@ -82,7 +83,8 @@ export function mutationOf(rules: KindRules | undefined, object: unknown, option
     },
   });
   if (!causes) return { patch };
-  return truncated ? { patch: [], causes, truncated } : { patch: [], causes };
+  const listed = causes.map(rendered);
+  return truncated ? { patch: [], causes: listed, truncated } : { patch: [], causes: listed };
 }
 
 /**

@@ -3,7 +3,8 @@
  * labelled `resourcetemplate.karmada.io/deletion-protected: Always` may not be deleted. The
  * rule reads nothing but that label, so it is the same for every kind.
  */
-import { forbidden, FieldPath, type Cause } from './field.js';
+import { FieldPath, type Cause } from './field.js';
+import { forbidden } from './field-error.js';
 import { isRecord } from '../util/is.js';
 
 export const DELETION_PROTECTION_LABEL = 'resourcetemplate.karmada.io/deletion-protected';

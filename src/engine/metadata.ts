@@ -2,7 +2,8 @@
  * ObjectMeta rules the API server applies to every kind (apimachinery's
  * ValidateObjectMeta / ValidateObjectMetaUpdate), with the kind's own name syntax.
  */
-import { child, forbidden, index, invalid, key, required, tooLong, type Field } from './field.js';
+import { child, index, key, type Field } from './field.js';
+import { forbidden, invalid, required, tooLong } from './field-error.js';
 import { FieldPath } from './path.js';
 import { dns1123Label, dns1123Subdomain, qualifiedName, labelValue } from '../checks/names.js';
 import { addCause, addWarning, type KindRules, type RuleContext } from './rule.js';

@@ -3,7 +3,9 @@
  * schema pass → metadata → the kind's rules → context rules through the injected lookups →
  * the causes in object order. The kind's rules come in as an argument: the engine knows no registry.
  */
-import { causeKey, FieldPath, keptWarning, notSupported, sectionOf, warningAt, type Cause, type Field, type Warning } from './field.js';
+import { FieldPath, keptWarning, sectionOf, warningAt, type Cause, type Field, type Warning } from './field.js';
+import { causeKeyFor, rendered, sameCause } from './field-error.js';
+import { notSupported } from './field-error.js';
 import { checkSchema, unknownFieldCause, type SchemaResult } from '../schema/pass.js';
 import { kindValidator } from '../schema/validators.js';
 import { readNulls } from '../schema/nulls.js';
@@ -107,7 +109,7 @@ export function judgedOnly(found: { cause?: Cause; warning?: string }): Validati
  */
 export function judgeDelete(deleted: unknown): ValidationResult {
   const cause = deletionProtectionCause(deleted);
-  return cause ? { allowed: false, causes: [cause], warnings: [], warningDetails: [] } : { allowed: true, causes: [], warnings: [], warningDetails: [] };
+  return cause ? { allowed: false, causes: [rendered(cause)], warnings: [], warningDetails: [] } : { allowed: true, causes: [], warnings: [], warningDetails: [] };
 }
 
 interface Read {
@@ -247,17 +249,26 @@ function runRules(rules: KindRules, object: Record<string, unknown>, old: Record
   }
 }
 
-/** The result of judging `object`: causes and warnings in the order of their fields in it (see object-order.ts). */
+/**
+ * The result of judging `object`: causes and warnings in the order of their fields in it (see
+ * object-order.ts). Here the causes are rendered: the ones listed, once each.
+ */
 function finish(ctx: RuleContext, object: unknown): ValidationResult {
   const warningDetails = listedWarnings(ctx, object);
   // Most objects have none: no call to map for them.
   const warnings = warningDetails.length === 0 ? [] : warningDetails.map(messageOf);
   const causes = ctx.causes;
   if (causes.length === 0 && !ctx.droppedFrom) return { allowed: true, causes, warnings, warningDetails };
-  if (causes.length === 1 && !ctx.droppedFrom) return { allowed: false, causes, warnings, warningDetails };
+  if (causes.length === 1 && !ctx.droppedFrom) return { allowed: false, causes: renderAll(causes), warnings, warningDetails };
   const listed = withoutRepeats(inObjectOrder(causes, object));
-  if (listed.length <= MAX_CAUSES && !ctx.droppedFrom) return { allowed: false, causes: listed, warnings, warningDetails };
-  return { allowed: false, causes: listed.slice(0, MAX_CAUSES), warnings, warningDetails, truncated: true };
+  if (listed.length <= MAX_CAUSES && !ctx.droppedFrom) return { allowed: false, causes: renderAll(listed), warnings, warningDetails };
+  return { allowed: false, causes: renderAll(listed.slice(0, MAX_CAUSES)), warnings, warningDetails, truncated: true };
+}
+
+/** Each cause rendered, in place: the lists here are the judgement's own, made for this result. */
+function renderAll(causes: Cause[]): Cause[] {
+  for (let i = 0; i < causes.length; i++) causes[i] = rendered(causes[i]!);
+  return causes;
 }
 
 const messageOf = (warning: Warning): string => warning.message;
@@ -279,12 +290,13 @@ function listedWarnings(ctx: RuleContext, object: unknown): Warning[] {
 
 const FEW_CAUSES = 16;
 
-/** The same cause reported twice (by the schema and a rule, say) is listed once. */
+/** The same mistake reported twice (by the schema and a rule, say) is listed once: compared by its parts (sameCause). */
 export function withoutRepeats(causes: Cause[]): Cause[] {
   if (causes.length > FEW_CAUSES) {
+    const keyOf = causeKeyFor(causes);
     const seen = new Set<string>();
     return causes.filter((c) => {
-      const id = causeKey(c);
+      const id = keyOf(c);
       if (seen.has(id)) return false;
       seen.add(id);
       return true;
@@ -295,10 +307,7 @@ export function withoutRepeats(causes: Cause[]): Cause[] {
   for (let i = 0; i < causes.length; i++) {
     const c = causes[i]!;
     let repeat = false;
-    for (let j = 0; j < i && !repeat; j++) {
-      const d = causes[j]!;
-      repeat = d.field === c.field && d.type === c.type && d.message === c.message;
-    }
+    for (let j = 0; j < i && !repeat; j++) repeat = sameCause(causes[j]!, c);
     if (repeat) kept ??= causes.slice(0, i);
     else kept?.push(c);
   }

@@ -3,7 +3,8 @@
  * once from YAML or JSON files (multi-document, `List` objects unpacked), for
  * air-gapped installations and tests.
  */
-import { formatProblem, readObjects } from '../input/manifests.js';
+import { formatProblem } from '../input/problems.js';
+import { readObjects } from '../input/manifests.js';
 import { isRecord } from '../util/is.js';
 import type { Lookups, Service } from '../engine/rule.js';
 import { apiVersion, rulesFor } from '../../rules/index.js';

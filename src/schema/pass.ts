@@ -4,7 +4,8 @@
  * the API server would drop are reported for nulls.ts to read away.
  */
 import type { ErrorObject, ValidateFunction } from 'ajv';
-import { forbidden, invalid, notSupported, required, tooLong, tooMany, type Cause, type Field } from '../engine/field.js';
+import { type Cause, type Field } from '../engine/field.js';
+import { forbidden, invalid, notSupported, required, tooLong, tooMany } from '../engine/field-error.js';
 import type { FieldPath } from '../engine/path.js';
 import { formatChecks } from './formats.js';
 import { compile } from './validators.js';

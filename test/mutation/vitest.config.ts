@@ -12,7 +12,7 @@ export default defineConfig({
       'test/rules/**/*.test.ts',
       'test/checks/{metadata,names,quantity,cron,timezone,schema,date-time,endpoint,go-url}.test.ts',
       'test/admission/review.test.ts',
-      'test/{field,causes-order,registry,validate,defaults,limits,warnings,deletion-protection}.test.ts',
+      'test/{field,field-error,causes-order,registry,validate,defaults,limits,warnings,deletion-protection}.test.ts',
     ],
     setupFiles: ['test/mutation/no-memo.ts'],
     // Read by tests that count what a memo saves (test/checks/cron.test.ts): they skip themselves.

@@ -6,7 +6,7 @@ import { dirname } from 'node:path';
 import { parseFlags, type CliIO, type Command } from '../io.js';
 import { junitXml, problemCase, type JUnitSuite } from '../junit.js';
 import { SuiteLoader, findSuites, type Suite } from '../test-suite.js';
-import { formatProblem, type ReadProblem } from '../../input/manifests.js';
+import { formatProblem, type ReadProblem } from '../../input/problems.js';
 import { runCase, type CaseOutcome } from '../test-run.js';
 
 const HELP = `Usage: fleetgate test [flags] [DIR|FILE...]

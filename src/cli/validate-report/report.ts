@@ -5,7 +5,8 @@
 import type { ValidationResult } from '../../decode/object.js';
 import { pathOf, type Warning } from '../../engine/field.js';
 import type { Operation } from '../../engine/rule.js';
-import type { ReadProblem, Source } from '../../input/manifests.js';
+import type { ReadProblem } from '../../input/problems.js';
+import type { Source } from '../../input/manifests.js';
 
 /** What the report needs of one object: its place and verdict, not the object itself. */
 export interface Checked {

@@ -1,7 +1,7 @@
 /** The text report of `fleetgate validate`: one line per problem, cause and warning, at its file and line; a summary. */
 import { formatCause, pathOf } from '../../engine/field.js';
 import { MORE_CAUSES } from '../../engine/rule.js';
-import { problemPosition } from '../../input/manifests.js';
+import { problemPosition } from '../../input/problems.js';
 import { CONTEXT_HINT, count, displayName, warningLine, where, type Report } from './report.js';
 
 export function textReport({ checked, problems, once, summary, strict, operation }: Report, quiet: boolean): string {
