@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { request } from 'node:https';
+import { Agent, request } from 'node:https';
+import { connect as tcpConnect, type Socket } from 'node:net';
+import { connect as tlsConnect } from 'node:tls';
 import { pino } from 'pino';
 import { createCA } from '../../certs/tinyca.js';
 import { serve, type RunningServer, type ServeOptions } from '../../src/server/serve.js';
@@ -19,10 +21,10 @@ function start(options: ServeOptions = {}): Promise<RunningServer & { lines: Rec
 }
 
 /** Posts `body`, the first `split` bytes at once and the rest after `delayMs`. */
-function post(server: RunningServer, path: string, body: string, split = body.length, delayMs = 0): Promise<{ status: number; json: any }> {
+function post(server: RunningServer, path: string, body: string, split = body.length, delayMs = 0, agent?: Agent): Promise<{ status: number; json: any }> {
   return new Promise((done, fail) => {
     const req = request(
-      { host: '127.0.0.1', port: server.port, path, method: 'POST', ca: ca.certPem, servername: 'localhost', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
+      { host: '127.0.0.1', port: server.port, path, method: 'POST', ca: ca.certPem, servername: 'localhost', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
       (res) => {
         let text = '';
         res.on('data', (c) => (text += c));
@@ -75,6 +77,36 @@ describe('the review deadline', () => {
       const { json } = await post(server, '/validate?timeout=3s', reviewOf(config), 50, 1500);
       expect(Date.now() - began).toBeLessThan(3000);
       expect(json.response.status).toMatchObject({ code: 503 });
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('runs, for the first request on a new connection, from the accept: the API server counts the handshake', async () => {
+    const never = { getService: () => new Promise<undefined>(() => {}) };
+    const server = await start({ lookups: never });
+    try {
+      // A TCP connection accepted now, its TLS handshake and request 1.5 s later (a busy server is slow to them).
+      const raw = await new Promise<Socket>((done, fail) => {
+        const s = tcpConnect(server.port, '127.0.0.1', () => done(s)).on('error', fail);
+      });
+      const accepted = Date.now();
+      await new Promise((r) => setTimeout(r, 1500));
+      const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+      // The agent's one connection is the one opened above.
+      agent.createConnection = (options) => tlsConnect({ ...(options as object), socket: raw, ca: ca.certPem, servername: 'localhost' });
+      const first = await post(server, '/validate?timeout=3s', reviewOf(config), undefined, 0, agent);
+      // Budget 2.7 s from the accept, not from the request's arrival 1.5 s later (that would be 4.2 s).
+      expect(Date.now() - accepted).toBeLessThan(3000);
+      expect(first.json.response.status).toMatchObject({ code: 503 });
+      // The next request on the kept-alive connection starts its own clock, after an idle second.
+      await new Promise((r) => setTimeout(r, 1000));
+      const sent = Date.now();
+      const second = await post(server, '/validate?timeout=2s', reviewOf(config), undefined, 0, agent);
+      expect(second.json.response.status).toMatchObject({ code: 503 });
+      // 1.8 s of budget from its own arrival; from the accept it would have none left.
+      expect(Date.now() - sent).toBeGreaterThanOrEqual(1500);
+      agent.destroy();
     } finally {
       await server.close();
     }
