@@ -99,6 +99,22 @@ async function soak(target: Target, pid: number, metricsUrl: string | undefined,
 
 const ms = (n: number) => n.toFixed(2);
 
+/** Pearson's correlation of two equally long series (NaN when either is flat). */
+function pearson(xs: number[], ys: number[]): number {
+  const mean = (v: number[]) => v.reduce((a, b) => a + b, 0) / v.length;
+  const mx = mean(xs);
+  const my = mean(ys);
+  let sxy = 0;
+  let sxx = 0;
+  let syy = 0;
+  for (let i = 0; i < xs.length; i++) {
+    sxy += (xs[i]! - mx) * (ys[i]! - my);
+    sxx += (xs[i]! - mx) ** 2;
+    syy += (ys[i]! - my) ** 2;
+  }
+  return sxy / Math.sqrt(sxx * syy);
+}
+
 async function main(): Promise<number> {
   const pinned = pinSelf(o['load-cpu']);
   const certs = certDir();
@@ -162,8 +178,11 @@ async function main(): Promise<number> {
     }
   }
   console.log(`fleetgate: fired ${result.fired} (${result.achievedRate.toFixed(0)} req/s), answered ${result.answered}, errors ${result.errors}${result.errors ? ` ${JSON.stringify(result.errorReasons)}` : ''}, unanswered at the end ${result.unanswered}`);
+  // A generator stalled by the machine fires late and reads answers late: seconds whose p99 moves with its lag measure the generator.
+  const lagCorrelation = pearson(result.seconds.map((x) => x.p99), result.seconds.map((x) => x.maxLagMs));
   console.log(`fleetgate: p50 ${ms(all.p50)} ms, p99 ${ms(all.p99)} ms, p99.9 ${ms(all.p999)} ms, max ${all.max.toFixed(1)} ms over the run (p99 ${(all.p99 / floorP99).toFixed(2)}x the floor's); the load's lag behind its schedule: p99 ${ms(lag.p99)} ms, max ${lag.max.toFixed(1)} ms`);
   // A server busy this share of its core queues requests behind each other: the tail grows with it (and with every pause).
+  console.log(`fleetgate: each second's p99 against the load's worst lag behind its schedule in that second: correlation ${lagCorrelation.toFixed(2)} (near 1: the tail is the load generator's own stalls, not the server's)`);
   console.log(`fleetgate: CPU ${ms(cpuMs)} ms a request (${(cpuMs / floorCpuMs).toFixed(2)}x the floor's), ${((run.cpu / o.seconds) * 100).toFixed(0)} % of a core at ${o.rate} req/s: at that cost one core serves at most ${(1000 / cpuMs).toFixed(0)} req/s`);
   console.log(`fleetgate: RSS first ${window} s ${rssFirst.toFixed(1)} MiB, last ${window} s ${rssLast.toFixed(1)} MiB (${((rssLast / rssFirst - 1) * 100).toFixed(1)} %); heap ${heapFirst.toFixed(1)} -> ${heapLast.toFixed(1)} MiB; exit on SIGTERM ${exit.code ?? exit.signal} after ${exit.ms.toFixed(0)} ms`);
 
