@@ -1,31 +1,38 @@
 /**
  * When a review's time began, as the API server counts it. Its `?timeout=` runs from the moment
- * it starts the call, so on a new connection the TCP accept and the TLS handshake are part of it;
+ * it starts the call, so when it opens a connection for the call, the TLS handshake is part of it;
  * on a kept-alive connection the request starts the clock. A busy process can take long over a
  * handshake (the CPU shared, its code still cold), and a budget counted from the request alone
  * would then let the answer arrive after the API server has given up.
+ *
+ * Only the handshake is counted, not the time from its end to the first request: Go's transport
+ * (the API server's) keeps a connection it dialed for a request that another connection served
+ * meanwhile, and sends a later request on it, maybe seconds later; counting that idle time would
+ * cut the later request's budget short, or to nothing.
  */
 import type { IncomingMessage, Server } from 'node:http';
 import type { Server as HttpsServer } from 'node:https';
 
+/** Accepted TCP sockets, with the time of their accept. */
 const acceptedAt = new WeakMap<object, number>();
+/** TLS sockets whose first request has not come yet, with the time their handshake took. */
+const handshakeMs = new WeakMap<object, number>();
 const startedAt = new WeakMap<IncomingMessage, number>();
 
-/**
- * Notes when each connection of `server` is accepted (an https server: before its TLS handshake),
- * and gives each request its start: the accept for the first request on a connection, else its own arrival.
- */
+/** Gives each request of `server` its start: its arrival, less the handshake for the first request on a connection. */
 export function stampArrivals(server: Server | HttpsServer): void {
   server.on('connection', (socket: object) => acceptedAt.set(socket, Date.now()));
+  server.on('secureConnection', (socket: object & { _parent?: object }) => {
+    // The TLS socket wraps the accepted TCP socket, which Node keeps as `_parent` (not public
+    // API: without it, no handshake is counted, as before).
+    const accepted = socket._parent ? acceptedAt.get(socket._parent) : undefined;
+    if (accepted !== undefined) handshakeMs.set(socket, Date.now() - accepted);
+  });
   // Before the application's own listener, which reads it.
   server.prependListener('request', (req: IncomingMessage) => {
-    // An https request's socket is the TLS socket; Node keeps the accepted TCP socket it wraps as
-    // `_parent` (not public API: without it, the request's own arrival counts).
-    const socket = req.socket as IncomingMessage['socket'] & { _parent?: object };
-    const raw = socket._parent ?? socket;
-    const accepted = acceptedAt.get(raw);
-    acceptedAt.delete(raw);
-    startedAt.set(req, accepted ?? Date.now());
+    const handshake = handshakeMs.get(req.socket) ?? 0;
+    handshakeMs.delete(req.socket);
+    startedAt.set(req, Date.now() - handshake);
   });
 }
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Agent, request } from 'node:https';
 import { connect as tcpConnect, type Socket } from 'node:net';
-import { connect as tlsConnect } from 'node:tls';
+import { connect as tlsConnect, type TLSSocket } from 'node:tls';
 import { pino } from 'pino';
 import { createCA } from '../../certs/tinyca.js';
 import { serve, type RunningServer, type ServeOptions } from '../../src/server/serve.js';
@@ -105,6 +105,28 @@ describe('the review deadline', () => {
       const second = await post(server, '/validate?timeout=2s', reviewOf(config), undefined, 0, agent);
       expect(second.json.response.status).toMatchObject({ code: 503 });
       // 1.8 s of budget from its own arrival; from the accept it would have none left.
+      expect(Date.now() - sent).toBeGreaterThanOrEqual(1500);
+      agent.destroy();
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('does not count the time a connection waited idle after its handshake, before its first request', async () => {
+    // Go's transport keeps a connection it dialed for a request another connection served, and uses it later.
+    const never = { getService: () => new Promise<undefined>(() => {}) };
+    const server = await start({ lookups: never });
+    try {
+      const idle = await new Promise<TLSSocket>((done, fail) => {
+        const s = tlsConnect({ host: '127.0.0.1', port: server.port, ca: ca.certPem, servername: 'localhost' }, () => done(s)).on('error', fail);
+      });
+      await new Promise((r) => setTimeout(r, 1500));
+      const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+      agent.createConnection = () => idle;
+      const sent = Date.now();
+      const { json } = await post(server, '/validate?timeout=2s', reviewOf(config), undefined, 0, agent);
+      expect(json.response.status).toMatchObject({ code: 503 });
+      // Its own 1.8 s; counted from the accept, 1.5 s of it would have gone already.
       expect(Date.now() - sent).toBeGreaterThanOrEqual(1500);
       agent.destroy();
     } finally {
