@@ -39,6 +39,34 @@ function post(server: RunningServer, path: string, body: string, split = body.le
 
 const reviewOf = (object: unknown) => JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request: { uid: 'u1', operation: 'CREATE', object } });
 
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Runs `check` against a server whose lookups never answer, so every review that needs one waits out its budget. */
+async function withLookupsThatNeverAnswer(check: (server: RunningServer) => Promise<void>): Promise<void> {
+  const server = await start({ lookups: { getService: () => new Promise<undefined>(() => {}) } });
+  try {
+    await check(server);
+  } finally {
+    await server.close();
+  }
+}
+
+/** A keep-alive agent whose one connection is `socket`. */
+function agentOn(socket: TLSSocket): Agent {
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  agent.createConnection = () => socket;
+  return agent;
+}
+
+/** A ?timeout=2s review on `agent`'s connection gets its own 1.8 s: none of it counted as spent before it arrived. */
+async function expectOwnBudget(server: RunningServer, agent: Agent): Promise<void> {
+  const sent = Date.now();
+  const { json } = await post(server, '/validate?timeout=2s', reviewOf(config), undefined, 0, agent);
+  expect(json.response.status).toMatchObject({ code: 503 });
+  expect(Date.now() - sent).toBeGreaterThanOrEqual(1500);
+  agent.destroy();
+}
+
 describe('what the logs and metrics may say', () => {
   let server: Awaited<ReturnType<typeof start>>;
   beforeAll(async () => (server = await start()));
@@ -82,57 +110,33 @@ describe('the review deadline', () => {
     }
   });
 
-  it('runs, for the first request on a new connection, from the accept: the API server counts the handshake', async () => {
-    const never = { getService: () => new Promise<undefined>(() => {}) };
-    const server = await start({ lookups: never });
-    try {
+  it('runs, for the first request on a new connection, from the accept: the API server counts the handshake', () =>
+    withLookupsThatNeverAnswer(async (server) => {
       // A TCP connection accepted now, its TLS handshake and request 1.5 s later (a busy server is slow to them).
       const raw = await new Promise<Socket>((done, fail) => {
         const s = tcpConnect(server.port, '127.0.0.1', () => done(s)).on('error', fail);
       });
       const accepted = Date.now();
-      await new Promise((r) => setTimeout(r, 1500));
-      const agent = new Agent({ keepAlive: true, maxSockets: 1 });
-      // The agent's one connection is the one opened above.
-      agent.createConnection = (options) => tlsConnect({ ...(options as object), socket: raw, ca: ca.certPem, servername: 'localhost' });
+      await sleep(1500);
+      const agent = agentOn(tlsConnect({ socket: raw, ca: ca.certPem, servername: 'localhost' }));
       const first = await post(server, '/validate?timeout=3s', reviewOf(config), undefined, 0, agent);
       // Budget 2.7 s from the accept, not from the request's arrival 1.5 s later (that would be 4.2 s).
       expect(Date.now() - accepted).toBeLessThan(3000);
       expect(first.json.response.status).toMatchObject({ code: 503 });
       // The next request on the kept-alive connection starts its own clock, after an idle second.
-      await new Promise((r) => setTimeout(r, 1000));
-      const sent = Date.now();
-      const second = await post(server, '/validate?timeout=2s', reviewOf(config), undefined, 0, agent);
-      expect(second.json.response.status).toMatchObject({ code: 503 });
-      // 1.8 s of budget from its own arrival; from the accept it would have none left.
-      expect(Date.now() - sent).toBeGreaterThanOrEqual(1500);
-      agent.destroy();
-    } finally {
-      await server.close();
-    }
-  });
+      await sleep(1000);
+      await expectOwnBudget(server, agent);
+    }));
 
-  it('does not count the time a connection waited idle after its handshake, before its first request', async () => {
+  it('does not count the time a connection waited idle after its handshake, before its first request', () =>
     // Go's transport keeps a connection it dialed for a request another connection served, and uses it later.
-    const never = { getService: () => new Promise<undefined>(() => {}) };
-    const server = await start({ lookups: never });
-    try {
+    withLookupsThatNeverAnswer(async (server) => {
       const idle = await new Promise<TLSSocket>((done, fail) => {
         const s = tlsConnect({ host: '127.0.0.1', port: server.port, ca: ca.certPem, servername: 'localhost' }, () => done(s)).on('error', fail);
       });
-      await new Promise((r) => setTimeout(r, 1500));
-      const agent = new Agent({ keepAlive: true, maxSockets: 1 });
-      agent.createConnection = () => idle;
-      const sent = Date.now();
-      const { json } = await post(server, '/validate?timeout=2s', reviewOf(config), undefined, 0, agent);
-      expect(json.response.status).toMatchObject({ code: 503 });
-      // Its own 1.8 s; counted from the accept, 1.5 s of it would have gone already.
-      expect(Date.now() - sent).toBeGreaterThanOrEqual(1500);
-      agent.destroy();
-    } finally {
-      await server.close();
-    }
-  });
+      await sleep(1500);
+      await expectOwnBudget(server, agentOn(idle));
+    }));
 
   it('never exceeds the longest timeout an API server sends', () => {
     expect(reviewBudgetMs('600h')).toBeLessThanOrEqual(MAX_TIMEOUT_MS);
