@@ -34,6 +34,8 @@ export interface Outcome {
   serial?: string;
   /** Whether the connection had carried an earlier request. */
   reused: boolean;
+  /** On a new connection, milliseconds from the call until it was connected (TLS handshake included). */
+  connectMs?: number;
 }
 
 export interface Send {
@@ -71,11 +73,12 @@ export function send(target: Target, what: Send): Promise<Outcome> {
     let sentAt: number | undefined;
     let reused = false;
     let serial: string | undefined;
+    let connectMs: number | undefined;
     const finish = (outcome: Omit<Outcome, 'ms' | 'sent' | 'reused'>) => {
       if (finished) return;
       finished = true;
       clearTimeout(deadline);
-      done({ ...outcome, ms: performance.now() - started, sent: sentAt !== undefined, sentAt, reused, ...(serial ? { serial } : {}) });
+      done({ ...outcome, ms: performance.now() - started, sent: sentAt !== undefined, sentAt, reused, ...(serial ? { serial } : {}), ...(connectMs !== undefined ? { connectMs } : {}) });
     };
     const options: RequestOptions = {
       host: target.host,
@@ -97,6 +100,7 @@ export function send(target: Target, what: Send): Promise<Outcome> {
       // A socket that already carried a request has had a 'free' event; the agent marks none, so track our own.
       reused = (socket as { fleetgateUsed?: boolean }).fleetgateUsed === true;
       (socket as { fleetgateUsed?: boolean }).fleetgateUsed = true;
+      if (!reused) socket.once(target.ca ? 'secureConnect' : 'connect', () => (connectMs = performance.now() - started));
     });
     req.on('finish', () => (sentAt = performance.now()));
     req.on('error', (err) => finish({ error: (err as NodeJS.ErrnoException).code ?? err.message, hung: false }));

@@ -1,7 +1,8 @@
 /**
  * A server under test in its own process, as operators run it: started from the built CLI,
- * optionally pinned to one core, its ports read from its own JSON log line (it listens on port
- * 0, so harnesses in several worktrees run side by side), its log kept for the harness to read,
+ * optionally pinned to one core, known to be up from its own JSON log line (the API server's,
+ * which listens on port 0, so harnesses in several worktrees run side by side) or by asking it
+ * (the webhook: its probe port, at any log level), its log kept for the harness to read,
  * and stopped by a signal with the exit code and the time it took. The webhook's harnesses use
  * startWebhook(); the API server's (and etcd, any program that logs JSON lines) can start through
  * startServerProcess().
@@ -11,6 +12,7 @@ import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { connect as tcpConnect, createServer as createNetServer, type AddressInfo } from 'node:net';
 
 /** The repository root: the nearest folder above this file that holds package.json (from src or from dist). */
 export const repoRoot = (() => {
@@ -52,7 +54,12 @@ export interface StartOptions<Ready> {
   cpu?: number;
   cwd?: string;
   /** Reads a log line (parsed JSON); returns what the harness needs once the server is up. */
-  readyWhen: (line: Record<string, unknown>) => Ready | undefined;
+  readyWhen?: (line: Record<string, unknown>) => Ready | undefined;
+  /**
+   * Or asks the server itself, every 50 ms until it returns something: readiness from a probe or a
+   * connection holds at any log level, where a log line is gone once the level is above it.
+   */
+  readyCheck?: () => Promise<Ready | undefined>;
   /** Called with each log line (parsed where it is JSON). */
   onLine?: (line: unknown) => void;
   keepLines?: number;
@@ -70,6 +77,12 @@ export function startServerProcess<Ready>(options: StartOptions<Ready>): Promise
 
   return new Promise((resolve, reject) => {
     let ready: Ready | undefined;
+    const becomeReady = (value: Ready) => {
+      ready = value;
+      clearTimeout(timer);
+      proc.ready = value;
+      resolve(proc);
+    };
     const proc: ServerProcess<Ready> = {
       child,
       pid: child.pid!,
@@ -112,19 +125,26 @@ export function startServerProcess<Ready>(options: StartOptions<Ready>): Promise
           proc.log.push(line);
           if (proc.log.length > keep) proc.log.splice(0, proc.log.length - keep);
           options.onLine?.(line);
-          if (ready === undefined && typeof line === 'object' && line !== null) {
-            ready = options.readyWhen(line as Record<string, unknown>);
-            if (ready !== undefined) {
-              clearTimeout(timer);
-              proc.ready = ready;
-              resolve(proc);
-            }
+          if (ready === undefined && options.readyWhen && typeof line === 'object' && line !== null) {
+            const value = options.readyWhen(line as Record<string, unknown>);
+            if (value !== undefined) becomeReady(value);
           }
         }
       });
     };
     onText(child.stdout!);
     onText(child.stderr!);
+    if (options.readyCheck) {
+      const check = options.readyCheck;
+      const poll = () => {
+        if (ready !== undefined || child.exitCode !== null || child.signalCode !== null) return;
+        void check().then(
+          (value) => (value !== undefined && ready === undefined ? becomeReady(value) : void setTimeout(poll, 50)),
+          () => void setTimeout(poll, 50),
+        );
+      };
+      poll();
+    }
     void exited.then((report) => {
       if (ready !== undefined) return;
       clearTimeout(timer);
@@ -148,15 +168,56 @@ export interface WebhookOptions {
   extraArgs?: string[];
   cpu?: number;
   logLevel?: 'debug' | 'info' | 'warn' | 'error';
+  /** `listening` (the default): the ports answer; `ready`: /readyz answers 200 too. */
+  waitFor?: 'listening' | 'ready';
+  /** Node's own flags for the server process (`--trace-gc`, `--cpu-prof`…). */
+  nodeArgs?: string[];
   onLine?: (line: unknown) => void;
 }
 
-/** `fleetgate serve` on 127.0.0.1, ports chosen by the system, from the built CLI (npm run build first). */
+/** A port free on 127.0.0.1 a moment ago (the system's pick for port 0, released). */
+function freePort(): Promise<number> {
+  return new Promise((done, fail) => {
+    const probe = createNetServer();
+    probe.once('error', fail);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as AddressInfo;
+      probe.close(() => done(port));
+    });
+  });
+}
+
+/** Whether a TCP connection to the port is accepted. */
+function accepts(port: number): Promise<boolean> {
+  return new Promise((done) => {
+    const socket = tcpConnect(port, '127.0.0.1');
+    socket.once('connect', () => (socket.destroy(), done(true)));
+    socket.once('error', () => done(false));
+  });
+}
+
+/**
+ * `fleetgate serve` on 127.0.0.1, from the built CLI (npm run build first). It is up once its probe
+ * port answers (any status: a server waiting for the control plane's first list is up, not ready)
+ * and its webhook port takes connections; `waitFor: 'ready'` waits for /readyz 200 as well. No log
+ * line is needed, so any `--log-level` runs. The ports are picked free just before the start; one
+ * taken meanwhile by another process (the server exits at once) is picked again.
+ */
 export async function startWebhook(options: WebhookOptions = {}): Promise<ServerProcess<WebhookReady>> {
   if (!existsSync(fleetgateBin)) throw new Error(`${fleetgateBin} is missing: run npm run build first`);
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startWebhookOn(await freePort(), await freePort(), options);
+    } catch (err) {
+      if (attempt >= 3 || !/EADDRINUSE|address already in use/i.test((err as Error).message)) throw err;
+    }
+  }
+}
+
+async function startWebhookOn(port: number, probePort: number, options: WebhookOptions): Promise<ServerProcess<WebhookReady>> {
   // With no certificate flags the server writes development certificates to ./certs: a fresh folder each run.
   const cwd = options.certDir ? undefined : mkdtempSync(join(tmpdir(), 'fleetgate-reliability-'));
-  const args = [fleetgateBin, 'serve', '--port', '0', '--probe-port', '0', '--bind-address', '127.0.0.1', '--log-level', options.logLevel ?? 'info'];
+  const args = [...(options.nodeArgs ?? []), fleetgateBin, 'serve', '--port', String(port), '--probe-port', String(probePort), '--bind-address', '127.0.0.1', '--log-level', options.logLevel ?? 'info'];
   if (options.certDir) args.push('--cert-dir', options.certDir);
   args.push(...(options.extraArgs ?? []));
   return startServerProcess<WebhookReady>({
@@ -164,10 +225,11 @@ export async function startWebhook(options: WebhookOptions = {}): Promise<Server
     cpu: options.cpu,
     cwd,
     onLine: options.onLine,
-    readyWhen: (line) => {
-      if (typeof line.port !== 'number' || typeof line.probePort !== 'number') return undefined;
+    readyCheck: async () => {
+      const status = await fetch(`http://127.0.0.1:${probePort}/readyz`).then((r) => r.status, () => 0);
+      if (status === 0 || (options.waitFor === 'ready' && status !== 200) || !(await accepts(port))) return undefined;
       const ca = options.ca ?? readFileSync(join(cwd!, 'certs', 'ca.crt'), 'utf8');
-      return { port: line.port, probePort: line.probePort, ca };
+      return { port, probePort, ca };
     },
   });
 }

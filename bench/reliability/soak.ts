@@ -20,19 +20,45 @@ import { join } from 'node:path';
 import { keepAliveAgent, send, type Outcome, type Target } from './client.js';
 import { Goals } from './goals.js';
 import { openLoop, summarizeLatencies, type FireResult, type OpenLoopResult } from './open-loop.js';
-import { ProcessSampler, type ProcessSample } from './process-stats.js';
+import { cpuSeconds, ProcessSampler, type ProcessSample } from './process-stats.js';
 import { judgeAnswer, Mix, type MixRequest } from './review-mix.js';
 import { repoRoot, startServerProcess, startWebhook } from './server-process.js';
 import { certDir } from './certs.js';
 
-const { numbers: o } = numberFlags({ seconds: 60, rate: 2000, 'warm-up': 5, 'floor-seconds': 10, connections: 32, 'server-cpu': 0, 'load-cpu': 1, 'p99-ms': 5, 'lag-ms': 10 });
+const { numbers: o, strings } = numberFlags(
+  { seconds: 60, rate: 2000, 'warm-up': 5, 'floor-seconds': 10, connections: 32, 'server-cpu': 0, 'load-cpu': 1, 'p99-ms': 5, 'lag-ms': 10 },
+  { 'log-level': 'string', 'trace-gc': 'boolean', 'cpu-prof-dir': 'string' },
+);
+const logLevel = (strings['log-level'] as 'debug' | 'info' | 'warn' | 'error' | undefined) ?? 'info';
+if (!['debug', 'info', 'warn', 'error'].includes(logLevel)) throw new Error(`--log-level must be debug, info, warn or error, got "${logLevel}"`);
+const traceGc = strings['trace-gc'] === true;
+const cpuProfDir = strings['cpu-prof-dir'] as string | undefined;
+const serverNodeArgs = [...(traceGc ? ['--trace-gc'] : []), ...(cpuProfDir ? ['--cpu-prof', '--cpu-prof-dir', cpuProfDir] : [])];
 
 /** Moves this process (every thread of it) to one core, when taskset is there. */
 function pinSelf(cpu: number): boolean {
   return spawnSync('taskset', ['-a', '-p', '-c', String(cpu), String(process.pid)], { stdio: 'ignore' }).status === 0;
 }
 
+/** A GC pause of the server's, from its `--trace-gc` lines, stamped when the line arrived. */
+interface GcPause {
+  at: number;
+  type: string;
+  ms: number;
+}
+const gcPauses: GcPause[] = [];
+const GC_LINE = /ms: (Scavenge|Minor Mark-Compact|Mark-Compact(?: \(reduce\))?|Mark-Sweep)\b[^,]*MB, ([\d.]+) \/ ([\d.]+) ms/;
+const onServerLine = (line: unknown) => {
+  if (typeof line !== 'string') return;
+  const match = GC_LINE.exec(line);
+  if (match) gcPauses.push({ at: performance.now(), type: match[1]!.startsWith('Scavenge') ? 'scavenge' : 'mark-compact', ms: Number(match[2]) });
+};
+/** When the recorded seconds began (performance.now()). */
+let recordedFrom = Number.NaN;
+
 interface SoakRun {
+  /** CPU seconds the server used over the recorded seconds. */
+  cpu: number;
   result: OpenLoopResult;
   samples: ProcessSample[];
   sampler: ProcessSampler;
@@ -44,6 +70,7 @@ async function soak(target: Target, pid: number, metricsUrl: string | undefined,
   const mix = new Mix();
   const sampler = new ProcessSampler(pid, metricsUrl);
   let sampling = false;
+  let cpuAtStart = 0;
   const result = await openLoop({
     rate: o.rate,
     seconds,
@@ -52,6 +79,8 @@ async function soak(target: Target, pid: number, metricsUrl: string | undefined,
       if (!sampling && i >= o['warm-up'] * o.rate) {
         // Memory is sampled from the first recorded second on, once a second.
         sampling = true;
+        recordedFrom = performance.now();
+        cpuAtStart = cpuSeconds(pid);
         void sampler.sample();
         sampler.start(1000);
       }
@@ -61,12 +90,30 @@ async function soak(target: Target, pid: number, metricsUrl: string | undefined,
       return judge(request, uid, outcome);
     },
   });
+  // Read before the drain ends it: answers of the last second are still being served.
+  const cpu = cpuSeconds(pid) - cpuAtStart;
   sampler.stop();
   agent.destroy();
-  return { result, samples: sampler.samples, sampler };
+  return { cpu, result, samples: sampler.samples, sampler };
 }
 
 const ms = (n: number) => n.toFixed(2);
+
+/** Pearson's correlation of two equally long series (NaN when either is flat). */
+function pearson(xs: number[], ys: number[]): number {
+  const mean = (v: number[]) => v.reduce((a, b) => a + b, 0) / v.length;
+  const mx = mean(xs);
+  const my = mean(ys);
+  let sxy = 0;
+  let sxx = 0;
+  let syy = 0;
+  for (let i = 0; i < xs.length; i++) {
+    sxy += (xs[i]! - mx) * (ys[i]! - my);
+    sxx += (xs[i]! - mx) ** 2;
+    syy += (ys[i]! - my) ** 2;
+  }
+  return sxy / Math.sqrt(sxx * syy);
+}
 
 async function main(): Promise<number> {
   const pinned = pinSelf(o['load-cpu']);
@@ -80,6 +127,7 @@ async function main(): Promise<number> {
   // on the same core. What the machine and the load generator do to the tail shows in it too.
   let floorLine = 'floor: skipped (--floor-seconds 0)';
   let floorP99 = Number.NaN;
+  let floorCpuMs = Number.NaN;
   if (o['floor-seconds'] > 0) {
     const answerFile = join(certs.dir, 'answer.json');
     writeFileSync(answerFile, JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response: { uid: 'floor', allowed: true } }));
@@ -92,22 +140,25 @@ async function main(): Promise<number> {
     await floor.stop();
     const f = summarizeLatencies(run.result.latencies);
     floorP99 = f.p99;
-    floorLine = `floor (bare Node https, ${o['floor-seconds']} s): fired ${run.result.fired}, errors ${run.result.errors}, p50 ${ms(f.p50)} ms, p99 ${ms(f.p99)} ms, p99.9 ${ms(f.p999)} ms, max ${f.max.toFixed(1)} ms`;
+    floorCpuMs = (run.cpu * 1000) / run.result.answered;
+    floorLine = `floor (bare Node https, ${o['floor-seconds']} s): fired ${run.result.fired}, errors ${run.result.errors}, p50 ${ms(f.p50)} ms, p99 ${ms(f.p99)} ms, p99.9 ${ms(f.p999)} ms, max ${f.max.toFixed(1)} ms; CPU ${ms(floorCpuMs)} ms a request`;
     console.log(floorLine);
   }
 
-  const server = await startWebhook({ certDir: certs.dir, ca: certs.ca, cpu: o['server-cpu'] });
-  console.log(`fleetgate serve (pid ${server.pid}): ${o['warm-up']} s of warm-up, then ${o.seconds} s recorded`);
+  const server = await startWebhook({ certDir: certs.dir, ca: certs.ca, cpu: o['server-cpu'], logLevel, waitFor: 'ready', nodeArgs: serverNodeArgs, onLine: onServerLine });
+  console.log(`fleetgate serve --log-level ${logLevel}${serverNodeArgs.length ? ` (node ${serverNodeArgs.join(' ')})` : ''} (pid ${server.pid}): ${o['warm-up']} s of warm-up, then ${o.seconds} s recorded`);
   const run = await soak({ host: '127.0.0.1', port: server.ready.port, ca: server.ready.ca }, server.pid, `http://127.0.0.1:${server.ready.probePort}/metrics`, o.seconds, judgeAnswer);
   const exit = await server.stop();
   const { result, sampler } = run;
+  const cpuMs = (run.cpu * 1000) / result.answered;
 
-  console.log('   s | fired | errors | p50 ms | p99 ms | p99.9 ms | max ms | lag ms | RSS MiB | heap MiB');
+  const gcIn = (second: number) => gcPauses.filter((g) => Math.floor((g.at - recordedFrom) / 1000) + 1 === second);
+  console.log(`   s | fired | errors | p50 ms | p99 ms | p99.9 ms | max ms | lag ms | RSS MiB | heap MiB${traceGc ? ' | GC ms (longest)' : ''}`);
   for (const s of result.seconds) {
     // The sample taken nearest the end of this second (timers run late on a busy machine).
     const memory = run.samples.reduce<ProcessSample | undefined>((best, x) => (best && Math.abs(best.t - s.second) <= Math.abs(x.t - s.second) ? best : x), undefined);
     console.log(
-      `${String(s.second).padStart(4)} | ${String(s.fired).padStart(5)} | ${String(s.errors).padStart(6)} | ${ms(s.p50).padStart(6)} | ${ms(s.p99).padStart(6)} | ${ms(s.p999).padStart(8)} | ${s.max.toFixed(1).padStart(6)} | ${s.maxLagMs.toFixed(1).padStart(6)} | ${(memory?.rssMiB ?? Number.NaN).toFixed(1).padStart(7)} | ${(memory?.heapUsedMiB ?? Number.NaN).toFixed(1).padStart(8)}`,
+      `${String(s.second).padStart(4)} | ${String(s.fired).padStart(5)} | ${String(s.errors).padStart(6)} | ${ms(s.p50).padStart(6)} | ${ms(s.p99).padStart(6)} | ${ms(s.p999).padStart(8)} | ${s.max.toFixed(1).padStart(6)} | ${s.maxLagMs.toFixed(1).padStart(6)} | ${(memory?.rssMiB ?? Number.NaN).toFixed(1).padStart(7)} | ${(memory?.heapUsedMiB ?? Number.NaN).toFixed(1).padStart(8)}${traceGc ? ` | ${gcIn(s.second).reduce((a, g) => a + g.ms, 0).toFixed(1).padStart(5)} (${Math.max(0, ...gcIn(s.second).map((g) => g.ms)).toFixed(1)})` : ''}`,
     );
   }
   const all = summarizeLatencies(result.latencies);
@@ -118,8 +169,21 @@ async function main(): Promise<number> {
   const heapFirst = sampler.mean('heapUsedMiB', 0, window);
   const heapLast = sampler.mean('heapUsedMiB', o.seconds - window, o.seconds + 1);
   if (o['floor-seconds'] > 0) console.log(floorLine);
+  if (traceGc) {
+    const recorded = gcPauses.filter((g) => g.at >= recordedFrom);
+    for (const type of ['scavenge', 'mark-compact']) {
+      const pauses = recorded.filter((g) => g.type === type).map((g) => g.ms);
+      const p = summarizeLatencies(pauses);
+      console.log(`fleetgate GC, ${type}: ${pauses.length} pauses over the recorded ${o.seconds} s, ${pauses.reduce((a, b) => a + b, 0).toFixed(0)} ms in all, p50 ${ms(p.p50)} ms, p99 ${ms(p.p99)} ms, longest ${ms(p.max)} ms`);
+    }
+  }
   console.log(`fleetgate: fired ${result.fired} (${result.achievedRate.toFixed(0)} req/s), answered ${result.answered}, errors ${result.errors}${result.errors ? ` ${JSON.stringify(result.errorReasons)}` : ''}, unanswered at the end ${result.unanswered}`);
+  // A generator stalled by the machine fires late and reads answers late: seconds whose p99 moves with its lag measure the generator.
+  const lagCorrelation = pearson(result.seconds.map((x) => x.p99), result.seconds.map((x) => x.maxLagMs));
   console.log(`fleetgate: p50 ${ms(all.p50)} ms, p99 ${ms(all.p99)} ms, p99.9 ${ms(all.p999)} ms, max ${all.max.toFixed(1)} ms over the run (p99 ${(all.p99 / floorP99).toFixed(2)}x the floor's); the load's lag behind its schedule: p99 ${ms(lag.p99)} ms, max ${lag.max.toFixed(1)} ms`);
+  // A server busy this share of its core queues requests behind each other: the tail grows with it (and with every pause).
+  console.log(`fleetgate: each second's p99 against the load's worst lag behind its schedule in that second: correlation ${lagCorrelation.toFixed(2)} (near 1: the tail is the load generator's own stalls, not the server's)`);
+  console.log(`fleetgate: CPU ${ms(cpuMs)} ms a request (${(cpuMs / floorCpuMs).toFixed(2)}x the floor's), ${((run.cpu / o.seconds) * 100).toFixed(0)} % of a core at ${o.rate} req/s: at that cost one core serves at most ${(1000 / cpuMs).toFixed(0)} req/s`);
   console.log(`fleetgate: RSS first ${window} s ${rssFirst.toFixed(1)} MiB, last ${window} s ${rssLast.toFixed(1)} MiB (${((rssLast / rssFirst - 1) * 100).toFixed(1)} %); heap ${heapFirst.toFixed(1)} -> ${heapLast.toFixed(1)} MiB; exit on SIGTERM ${exit.code ?? exit.signal} after ${exit.ms.toFixed(0)} ms`);
 
   const goals = new Goals()

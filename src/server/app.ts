@@ -9,6 +9,7 @@ import type { Logger } from 'pino';
 import { isAdmissionReview, review, type AdmissionReview, type ReviewOptions } from '../admission/review.js';
 import { kindsFor } from '../../rules/index.js';
 import { groupDomainOf, OPERATIONS, pickRuleOptions, type Lookups, type RuleOptions } from '../engine/rule.js';
+import { arrivalOf } from './arrival.js';
 import { readBody } from './body.js';
 import { guardLookups, reviewBudgetMs, type ContextFailurePolicy } from './deadline.js';
 import { DELETION_PROTECTION_PATH } from '../engine/deletion-protection.js';
@@ -124,8 +125,9 @@ export function createApp(options: AppOptions = {}): Koa {
   const servedKinds = new Set(kindsFor(groupDomain).map((info) => info.kind));
 
   async function answerReview(ctx: Koa.Context, route: Route): Promise<void> {
-    // The API server's timeout runs from the moment it sends, so the budget counts from arrival, not from when the body is in.
-    const arrived = lookups ? Date.now() : 0;
+    // The API server's timeout runs from the moment it sends, so the budget counts from arrival (on a
+    // new connection, from its accept: the handshake is part of it), not from when the body is in.
+    const arrived = lookups ? arrivalOf(ctx.req) : 0;
     const body = await readJson(ctx, limit);
     if (body === undefined) return;
     if (!isAdmissionReview(body)) {

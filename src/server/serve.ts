@@ -11,6 +11,7 @@ import { createApp, type AppOptions } from './app.js';
 import { createMetrics } from './metrics.js';
 import { kubeClient, kubeLookups, type KubeLookups } from './kube.js';
 import { listening } from './listening.js';
+import { stampArrivals } from './arrival.js';
 import { createProbeServer, listen, reloadCertificatesOnChange, secureContext, tlsFiles, trackRequests } from './https.js';
 import { ruleModules } from '../../rules/index.js';
 import { groupDomainOf } from '../engine/rule.js';
@@ -108,6 +109,7 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
     },
     createApp({ ...options, lookups, metrics, logger: log, draining: () => !ready }).callback(),
   );
+  stampArrivals(server);
   server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
   server.requestTimeout = REQUEST_TIMEOUT_MS;
   server.headersTimeout = REQUEST_TIMEOUT_MS;

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { request } from 'node:https';
+import { Agent, request } from 'node:https';
+import { connect as tcpConnect, type Socket } from 'node:net';
+import { connect as tlsConnect, type TLSSocket } from 'node:tls';
 import { pino } from 'pino';
 import { createCA } from '../../certs/tinyca.js';
 import { serve, type RunningServer, type ServeOptions } from '../../src/server/serve.js';
@@ -19,10 +21,10 @@ function start(options: ServeOptions = {}): Promise<RunningServer & { lines: Rec
 }
 
 /** Posts `body`, the first `split` bytes at once and the rest after `delayMs`. */
-function post(server: RunningServer, path: string, body: string, split = body.length, delayMs = 0): Promise<{ status: number; json: any }> {
+function post(server: RunningServer, path: string, body: string, split = body.length, delayMs = 0, agent?: Agent): Promise<{ status: number; json: any }> {
   return new Promise((done, fail) => {
     const req = request(
-      { host: '127.0.0.1', port: server.port, path, method: 'POST', ca: ca.certPem, servername: 'localhost', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
+      { host: '127.0.0.1', port: server.port, path, method: 'POST', ca: ca.certPem, servername: 'localhost', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
       (res) => {
         let text = '';
         res.on('data', (c) => (text += c));
@@ -36,6 +38,34 @@ function post(server: RunningServer, path: string, body: string, split = body.le
 }
 
 const reviewOf = (object: unknown) => JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request: { uid: 'u1', operation: 'CREATE', object } });
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Runs `check` against a server whose lookups never answer, so every review that needs one waits out its budget. */
+async function withLookupsThatNeverAnswer(check: (server: RunningServer) => Promise<void>): Promise<void> {
+  const server = await start({ lookups: { getService: () => new Promise<undefined>(() => {}) } });
+  try {
+    await check(server);
+  } finally {
+    await server.close();
+  }
+}
+
+/** A keep-alive agent whose one connection is `socket`. */
+function agentOn(socket: TLSSocket): Agent {
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  agent.createConnection = () => socket;
+  return agent;
+}
+
+/** A ?timeout=2s review on `agent`'s connection gets its own 1.8 s: none of it counted as spent before it arrived. */
+async function expectOwnBudget(server: RunningServer, agent: Agent): Promise<void> {
+  const sent = Date.now();
+  const { json } = await post(server, '/validate?timeout=2s', reviewOf(config), undefined, 0, agent);
+  expect(json.response.status).toMatchObject({ code: 503 });
+  expect(Date.now() - sent).toBeGreaterThanOrEqual(1500);
+  agent.destroy();
+}
 
 describe('what the logs and metrics may say', () => {
   let server: Awaited<ReturnType<typeof start>>;
@@ -79,6 +109,34 @@ describe('the review deadline', () => {
       await server.close();
     }
   });
+
+  it('runs, for the first request on a new connection, from the accept: the API server counts the handshake', () =>
+    withLookupsThatNeverAnswer(async (server) => {
+      // A TCP connection accepted now, its TLS handshake and request 1.5 s later (a busy server is slow to them).
+      const raw = await new Promise<Socket>((done, fail) => {
+        const s = tcpConnect(server.port, '127.0.0.1', () => done(s)).on('error', fail);
+      });
+      const accepted = Date.now();
+      await sleep(1500);
+      const agent = agentOn(tlsConnect({ socket: raw, ca: ca.certPem, servername: 'localhost' }));
+      const first = await post(server, '/validate?timeout=3s', reviewOf(config), undefined, 0, agent);
+      // Budget 2.7 s from the accept, not from the request's arrival 1.5 s later (that would be 4.2 s).
+      expect(Date.now() - accepted).toBeLessThan(3000);
+      expect(first.json.response.status).toMatchObject({ code: 503 });
+      // The next request on the kept-alive connection starts its own clock, after an idle second.
+      await sleep(1000);
+      await expectOwnBudget(server, agent);
+    }));
+
+  it('does not count the time a connection waited idle after its handshake, before its first request', () =>
+    // Go's transport keeps a connection it dialed for a request another connection served, and uses it later.
+    withLookupsThatNeverAnswer(async (server) => {
+      const idle = await new Promise<TLSSocket>((done, fail) => {
+        const s = tlsConnect({ host: '127.0.0.1', port: server.port, ca: ca.certPem, servername: 'localhost' }, () => done(s)).on('error', fail);
+      });
+      await sleep(1500);
+      await expectOwnBudget(server, agentOn(idle));
+    }));
 
   it('never exceeds the longest timeout an API server sends', () => {
     expect(reviewBudgetMs('600h')).toBeLessThanOrEqual(MAX_TIMEOUT_MS);
