@@ -16,6 +16,7 @@ import { createProbeServer, listen, reloadCertificatesOnChange, secureContext, t
 import { ruleModules } from '../../rules/index.js';
 import { groupDomainOf } from '../engine/rule.js';
 import { kindValidator } from '../schema/validators.js';
+import { shippedCorpus, warmUp, warmUpRequests, WARM_UP_CORPUS_FILE, type WarmUpResult, type WarmUpSettings } from './warm-up.js';
 
 export interface ServeOptions extends Omit<AppOptions, 'metrics' | 'logger'> {
   port?: number;
@@ -36,6 +37,11 @@ export interface ServeOptions extends Omit<AppOptions, 'metrics' | 'logger'> {
   inCluster?: boolean;
   /** Where development certificates are kept when no certificate is given. */
   devCertDir?: string;
+  /**
+   * Review a corpus of realistic objects over loopback before readiness turns true, so the first
+   * requests are not answered by cold code (default: on, with the corpus shipped in the package).
+   */
+  warmUp?: boolean | WarmUpSettings;
   logger?: Logger;
 }
 
@@ -47,6 +53,8 @@ export interface RunningServer {
   caFile?: string;
   /** Re-reads the certificate files now (also done automatically when they change). */
   reloadCertificates(): boolean;
+  /** Settles once the warm-up is over (at once when it is off): then readiness no longer waits for it. Never rejects. */
+  warmedUp: Promise<WarmUpResult | undefined>;
   /**
    * Stops serving: readiness turns false, new connections stop, the reviews in flight finish,
    * then every connection is closed. `signal`, if given, is logged.
@@ -70,6 +78,9 @@ const KEEP_ALIVE_TIMEOUT_MS = 95_000;
 const REQUEST_TIMEOUT_MS = 30_000;
 /** How often Node looks for requests past those limits (its default, 30 s, would double them). */
 const TIMEOUT_CHECK_INTERVAL_MS = 5_000;
+
+/** What /readyz says while the warm-up runs. */
+const WARMING_UP = 'warming up: reviewing realistic objects so the first requests are not answered by cold code';
 
 /** What /readyz says before the control-plane caches have their first list. */
 const WAITING_FOR_CACHES = 'waiting for the first list of Services and ResourceInterpreterCustomizations from the control plane';
@@ -99,6 +110,10 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
 
   /** False once shutdown begins: readiness fails and answers close their connections. */
   let ready = true;
+  const warmUpSettings = options.warmUp === false ? undefined : options.warmUp === true || options.warmUp === undefined ? {} : options.warmUp;
+  /** True until the warm-up is over: readiness waits for it. */
+  let warming = warmUpSettings !== undefined;
+  const warmUpStop = new AbortController();
   const server = createHttpsServer(
     {
       ...initialTls,
@@ -118,12 +133,19 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
   const tracker = trackRequests(server);
   const certificates = reloadCertificatesOnChange(server, files, options.clientCaFile, initialTls, log);
 
-  // Not ready while shutting down, nor before the control-plane caches have their first list.
-  const probes = createProbeServer(metrics.registry, () => (!ready ? 'shutting down' : kube && !kube.synced() ? WAITING_FOR_CACHES : undefined), log);
+  // Not ready while shutting down, warming up, nor before the control-plane caches have their first list.
+  const probes = createProbeServer(
+    metrics.registry,
+    () => (!ready ? 'shutting down' : warming ? WARMING_UP : kube && !kube.synced() ? WAITING_FOR_CACHES : undefined),
+    log,
+  );
 
+  let warmedUp: Promise<WarmUpResult | undefined> = Promise.resolve(undefined);
   const close = async (signal?: string) => {
     if (signal) log.info({ signal, reviewsInFlight: tracker.inFlight() }, 'draining the reviews in flight, then exiting');
     ready = false;
+    warmUpStop.abort();
+    await warmedUp;
     certificates.stop();
     await tracker.drain();
     await new Promise<void>((done) => (probes.listening ? probes.close(() => done()) : done()));
@@ -151,5 +173,40 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
     `fleetgate webhook serving ${webhook.url} (listening on ${webhook.addresses})${certificateNote}; probes on ${probe.url}/readyz, metrics on ${probe.url}/metrics`,
   );
 
-  return { server, probes, port, probePort, caFile: files.caFile, reloadCertificates: certificates.reload, close };
+  if (warmUpSettings) {
+    // The twin's app has no metrics and no logger: warm-up reviews are never counted nor logged. Only
+    // lookups answered from files are used; a user's or the control plane's would be called for nothing.
+    const handler = createApp({ ...options, logger: undefined, metrics: undefined, lookups: staticLookups }).callback();
+    warmedUp = runWarmUp(handler, { cert: initialTls.cert, key: initialTls.key, minVersion: options.tlsMinVersion ?? 'TLSv1.2' }, warmUpSettings, groupDomain, warmUpStop.signal, log).finally(() => (warming = false));
+  }
+
+  return { server, probes, port, probePort, caFile: files.caFile, reloadCertificates: certificates.reload, warmedUp, close };
+}
+
+/** The warm-up, logged: how long it took once done; a failure at warn, and readiness does not wait for it. */
+async function runWarmUp(
+  handler: Parameters<typeof warmUp>[0],
+  tls: Parameters<typeof warmUp>[1],
+  settings: WarmUpSettings,
+  groupDomain: string,
+  signal: AbortSignal,
+  log: Logger,
+): Promise<WarmUpResult | undefined> {
+  try {
+    const corpus = settings.corpus ?? shippedCorpus();
+    if (!corpus) {
+      log.warn(`no warm-up corpus (${WARM_UP_CORPUS_FILE} is written by npm run build); ready without warming up`);
+      return undefined;
+    }
+    const result = await warmUp(handler, tls, warmUpRequests(corpus, groupDomain), settings, signal);
+    if (signal.aborted) return result;
+    log.info(
+      { warmUpMs: Math.round(result.ms), warmUpCpuMs: Math.round(result.cpuMs), warmUpReviews: result.reviews },
+      `warmed up in ${Math.round(result.ms)} ms (${result.reviews} reviews of realistic objects over loopback, ${Math.round(result.cpuMs)} ms of CPU${result.cutShort ? '; cut short by its time budget' : ''}); readiness no longer waits for it`,
+    );
+    return result;
+  } catch (err) {
+    log.warn({ err: (err as Error).message }, 'warm-up failed; ready without it');
+    return undefined;
+  }
 }

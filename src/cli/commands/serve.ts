@@ -33,6 +33,10 @@ Flags:
                               one JSON object a line)
   --allow-no-execute-taint-policy=false
                               forbid NoExecute ClusterTaintPolicy taints (Karmada's default)
+  --warm-up=false             report ready at once, without first reviewing the built-in
+                              corpus of realistic objects over loopback (by default /readyz
+                              waits for that warm-up, at most about 1 s, so a new pod does
+                              not answer its first requests with cold code)
 
 With no certificate flags, a development CA and a serving certificate for localhost,
 127.0.0.1 and ::1 are generated into ./certs (or --dev-cert-dir) on first start and
@@ -79,6 +83,7 @@ async function run(args: string[], io: CliIO): Promise<number> {
       'log-level': { type: 'string' },
       'log-format': { type: 'string' },
       'dev-cert-dir': { type: 'string' },
+      'warm-up': { type: 'string' },
     },
   });
   if (!parsed) return 2;
@@ -105,6 +110,8 @@ async function run(args: string[], io: CliIO): Promise<number> {
   if (policy !== 'fail' && policy !== 'ignore') return usage(`--context-failure-policy must be fail or ignore, got "${policy}"`);
   const domainProblem = values['group-domain'] === undefined ? undefined : groupDomainProblem(values['group-domain']);
   if (domainProblem) return usage(domainProblem);
+  const warmUp = values['warm-up'] ?? 'true';
+  if (warmUp !== 'true' && warmUp !== 'false') return usage(`--warm-up must be true or false, got "${warmUp}"`);
   const level = values['log-level'] ?? 'info';
   if (!['debug', 'info', 'warn', 'error'].includes(level)) return usage(`--log-level must be debug, info, warn or error, got "${level}"`);
   const format = values['log-format'] ?? (io.stderrIsTTY ? 'text' : 'json');
@@ -128,6 +135,7 @@ async function run(args: string[], io: CliIO): Promise<number> {
       kubeconfig: values.kubeconfig,
       inCluster: values['in-cluster'],
       contextFailurePolicy: policy,
+      warmUp: warmUp === 'true',
       logger: pino({ level }, { write: format === 'json' ? (line: string) => io.stderr(line) : await textLines(io) }),
     });
     io.onServe?.(server);

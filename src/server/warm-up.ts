@@ -1,0 +1,151 @@
+/**
+ * The webhook's warm-up: before readiness turns true, the process answers a small corpus of
+ * realistic reviews (every kind, valid and broken, CREATE and UPDATE, validated and mutated)
+ * over a few keep-alive TLS connections to a twin listener on loopback. A fresh process has no
+ * compiled code; without this, a rollout's new pod answers its first requests several times
+ * slower and a steady load queues behind them.
+ *
+ * The twin listener serves the same handler code with the same certificate, so TLS, Node's HTTP
+ * parser, Koa, routing, decoding, the schemas and the rules get compiled exactly as they run for
+ * the API server. It is a twin, not the webhook's own port, because that one may demand client
+ * certificates (--client-ca-file) the warm-up has none of, and its app counts metrics and logs
+ * denials: the twin's app has neither, so warm-up reviews never reach operators' dashboards or logs.
+ */
+import { readFileSync } from 'node:fs';
+import { Agent, createServer, request, type ServerOptions } from 'node:https';
+import type { RequestListener } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { kindsFor } from '../../rules/index.js';
+import { DELETION_PROTECTION_PATH } from '../engine/deletion-protection.js';
+
+/** Where `npm run build` writes the corpus (scripts/warm-up-corpus.mjs), next to this module in dist. */
+export const WARM_UP_CORPUS_FILE = 'warm-up-corpus.json';
+
+export interface WarmUpSettings {
+  /** Wall-clock cap in ms: the warm-up stops sending when it runs out (default 1000). */
+  budgetMs?: number;
+  /** How many times the corpus is sent at most (default 3: about what reaches the warm CPU cost). */
+  rounds?: number;
+  /** Keep-alive connections used at once (default 4). */
+  connections?: number;
+  /** The objects reviewed; default: the corpus shipped in the package. */
+  corpus?: readonly Record<string, unknown>[];
+}
+
+export interface WarmUpResult {
+  /** Reviews answered. */
+  reviews: number;
+  /** Wall-clock ms from start to the twin closed. */
+  ms: number;
+  /** CPU ms the process spent meanwhile (the warm-up's and anything else it did). */
+  cpuMs: number;
+  /** True when the budget ran out before every round was sent. */
+  cutShort: boolean;
+}
+
+/** The corpus shipped in the package, or undefined where there is none (running from source). */
+export function shippedCorpus(): Record<string, unknown>[] | undefined {
+  try {
+    return JSON.parse(readFileSync(new URL(`./${WARM_UP_CORPUS_FILE}`, import.meta.url), 'utf8')) as Record<string, unknown>[];
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw err;
+  }
+}
+
+interface WarmUpRequest {
+  path: string;
+  body: string;
+}
+
+/**
+ * Every object of the corpus as the API server sends it: CREATE and UPDATE (the stored object is
+ * the first valid one of its kind), to its kind's validating and mutating paths; and a DELETE of
+ * each kind to the deletion-protection path. Objects of kinds not served are skipped.
+ */
+export function warmUpRequests(corpus: readonly Record<string, unknown>[], groupDomain: string): WarmUpRequest[] {
+  const kinds = new Map(kindsFor(groupDomain).map((k) => [k.kind, k]));
+  const stored = new Map<string, Record<string, unknown>>();
+  const out: WarmUpRequest[] = [];
+  let uid = 0;
+  const add = (path: string, request: Record<string, unknown>) =>
+    out.push({ path: `${path}?timeout=10s`, body: JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request: { uid: `warm-up-${uid++}`, ...request } }) });
+  for (const object of corpus) {
+    const info = kinds.get(object.kind as string);
+    if (!info) continue;
+    // The first object of a kind is its valid example: the stored object of every update.
+    if (!stored.has(info.kind)) stored.set(info.kind, object);
+    const kind = { group: info.group, version: info.version, kind: info.kind };
+    const resource = { group: info.group, version: info.version, resource: info.plural };
+    const name = (object.metadata as { name?: string } | undefined)?.name;
+    for (const operation of ['CREATE', 'UPDATE'] as const)
+      for (const path of [info.webhookPaths.validate, info.webhookPaths.mutate])
+        add(path, { kind, resource, name, operation, object, ...(operation === 'UPDATE' ? { oldObject: stored.get(info.kind) } : {}), userInfo: { username: 'system:fleetgate:warm-up' }, dryRun: false });
+  }
+  for (const [, object] of stored) {
+    const info = kinds.get(object.kind as string)!;
+    add(DELETION_PROTECTION_PATH, { kind: { group: info.group, version: info.version, kind: info.kind }, operation: 'DELETE', oldObject: object, userInfo: { username: 'system:fleetgate:warm-up' } });
+  }
+  return out;
+}
+
+const cpuMs = () => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+};
+
+/** One POST over `agent`; resolves with the status once the answer is read (0 on a transport error). */
+function post(agent: Agent, port: number, item: WarmUpRequest): Promise<number> {
+  return new Promise((done) => {
+    const req = request({ host: '127.0.0.1', port, path: item.path, method: 'POST', agent, headers: { 'content-type': 'application/json' } }, (res) => {
+      res.on('data', () => {});
+      res.on('end', () => done(res.statusCode ?? 0));
+      res.on('error', () => done(0));
+    });
+    req.on('error', () => done(0));
+    req.end(item.body);
+  });
+}
+
+/**
+ * Runs the warm-up: starts the twin listener on 127.0.0.1 (an ephemeral port), sends the corpus'
+ * requests round after round over `connections` keep-alive connections until the rounds are done,
+ * the budget runs out or `signal` aborts, then closes the twin. Throws only on a failure to start.
+ */
+export async function warmUp(handler: RequestListener, tls: Pick<ServerOptions, 'cert' | 'key' | 'minVersion'>, requests: WarmUpRequest[], settings: WarmUpSettings, signal?: AbortSignal): Promise<WarmUpResult> {
+  const budgetMs = settings.budgetMs ?? 1000;
+  const rounds = settings.rounds ?? 3;
+  const connections = settings.connections ?? 4;
+  const started = performance.now();
+  const cpuAtStart = cpuMs();
+  const twin = createServer({ ...tls }, handler);
+  await new Promise<void>((done, fail) => {
+    twin.once('error', fail);
+    twin.listen(0, '127.0.0.1', () => done());
+  });
+  const { port } = twin.address() as AddressInfo;
+  // The twin's own certificate, whatever names it covers: this client talks to nothing else.
+  const agent = new Agent({ keepAlive: true, maxSockets: connections, rejectUnauthorized: false });
+  const deadline = started + budgetMs;
+  const total = requests.length * rounds;
+  let next = 0;
+  let reviews = 0;
+  const stop = () => signal?.aborted || performance.now() >= deadline;
+  const worker = async () => {
+    while (next < total && !stop()) {
+      const item = requests[next++ % requests.length]!;
+      if ((await post(agent, port, item)) === 200) reviews++;
+    }
+  };
+  try {
+    // A request in flight when the budget ends is not waited for long: closing the twin below cuts it.
+    let cap: NodeJS.Timeout | undefined;
+    await Promise.race([Promise.all(Array.from({ length: connections }, worker)), new Promise((done) => (cap = setTimeout(done, budgetMs + 250)))]);
+    clearTimeout(cap);
+  } finally {
+    agent.destroy();
+    twin.closeAllConnections();
+    await new Promise<void>((done) => twin.close(() => done()));
+  }
+  return { reviews, ms: performance.now() - started, cpuMs: cpuMs() - cpuAtStart, cutShort: next < total };
+}
