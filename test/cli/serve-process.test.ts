@@ -73,7 +73,12 @@ describe.skipIf(!built)('fleetgate serve as a process (runs dist/, which npm tes
         request({ host, port, path: '/healthz', method: 'GET', ca }, (res) => (res.resume(), done(res.statusCode ?? 0))).on('error', fail).end();
       });
     for (const host of ['localhost', '127.0.0.1', ...(ipv6 ? ['::1'] : [])]) expect(await status(host), host).toBe(404);
-    expect((await fetch(`http://localhost:${probePort}/readyz`)).status).toBe(200);
+    // Ready once the warm-up over the shipped corpus is over (at most about a second).
+    const readyz = () => fetch(`http://localhost:${probePort}/readyz`).then((r) => r.status);
+    for (const until = Date.now() + 20_000; (await readyz()) !== 200 && Date.now() < until; ) await new Promise((r) => setTimeout(r, 50));
+    expect(await readyz()).toBe(200);
+    const warmed = log.split('\n').filter(Boolean).map((l) => JSON.parse(l)).find((l) => l.msg.startsWith('warmed up in '));
+    expect(warmed.warmUpReviews).toBeGreaterThan(0);
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
   });
