@@ -27,8 +27,11 @@ import { certDir } from './certs.js';
 
 const { numbers: o, strings } = numberFlags(
   { seconds: 60, rate: 2000, 'warm-up': 5, 'floor-seconds': 10, connections: 32, 'server-cpu': 0, 'load-cpu': 1, 'p99-ms': 5, 'lag-ms': 10 },
-  { 'log-level': 'string', 'trace-gc': 'boolean', 'cpu-prof-dir': 'string' },
+  { 'log-level': 'string', 'trace-gc': 'boolean', 'cpu-prof-dir': 'string', 'server-warm-up': 'string' },
 );
+/** `--server-warm-up false` starts fleetgate with `--warm-up=false`: with `--warm-up 0`, the first seconds show what a cold pod does. */
+const serverWarmUp = (strings['server-warm-up'] as string | undefined) ?? 'true';
+if (serverWarmUp !== 'true' && serverWarmUp !== 'false') throw new Error(`--server-warm-up must be true or false, got "${serverWarmUp}"`);
 const logLevel = (strings['log-level'] as 'debug' | 'info' | 'warn' | 'error' | undefined) ?? 'info';
 if (!['debug', 'info', 'warn', 'error'].includes(logLevel)) throw new Error(`--log-level must be debug, info, warn or error, got "${logLevel}"`);
 const traceGc = strings['trace-gc'] === true;
@@ -145,8 +148,8 @@ async function main(): Promise<number> {
     console.log(floorLine);
   }
 
-  const server = await startWebhook({ certDir: certs.dir, ca: certs.ca, cpu: o['server-cpu'], logLevel, waitFor: 'ready', nodeArgs: serverNodeArgs, onLine: onServerLine });
-  console.log(`fleetgate serve --log-level ${logLevel}${serverNodeArgs.length ? ` (node ${serverNodeArgs.join(' ')})` : ''} (pid ${server.pid}): ${o['warm-up']} s of warm-up, then ${o.seconds} s recorded`);
+  const server = await startWebhook({ certDir: certs.dir, ca: certs.ca, cpu: o['server-cpu'], logLevel, waitFor: 'ready', nodeArgs: serverNodeArgs, onLine: onServerLine, extraArgs: [`--warm-up=${serverWarmUp}`] });
+  console.log(`fleetgate serve --log-level ${logLevel} --warm-up=${serverWarmUp}${serverNodeArgs.length ? ` (node ${serverNodeArgs.join(' ')})` : ''} (pid ${server.pid}): ${o['warm-up']} s of warm-up, then ${o.seconds} s recorded`);
   const run = await soak({ host: '127.0.0.1', port: server.ready.port, ca: server.ready.ca }, server.pid, `http://127.0.0.1:${server.ready.probePort}/metrics`, o.seconds, judgeAnswer);
   const exit = await server.stop();
   const { result, sampler } = run;
