@@ -13,7 +13,7 @@ COPY src src
 COPY rules rules
 COPY certs/tinyca.ts certs/tinyca.ts
 COPY bench bench
-COPY scripts/compile-validators.mjs scripts/compile-validators.mjs
+COPY scripts/compile-validators.mjs scripts/warm-up-corpus.mjs scripts/
 COPY test/fixtures test/fixtures
 RUN npm run build
 
