@@ -27,7 +27,7 @@ import { ApiClient, readyz, startApiserver, targetOf, type Apiserver } from './a
 import { CLUSTERS, KeyModel, realTimeOrderViolations, seeded, writeOf, type Write } from './cluster-writes.js';
 import { Goals } from './goals.js';
 import { summarizeLatencies } from './open-loop.js';
-import { WatchStream, type SeenEvent } from './watch-stream.js';
+import { tallyEvents, WatchStream, type SeenEvent } from './watch-stream.js';
 import { ETCD_MISSING, etcdPath, startEtcd } from '../../test/fixtures/etcd-process.js';
 
 const { numbers: o } = numberFlags({
@@ -197,10 +197,10 @@ async function main(): Promise<number> {
   const sentAt = new Map(writes.map((write) => [carried(write), write.sentAt]));
   for (const watcher of watchers) {
     const events = watcher.events;
-    const got = new Set(events.map(seen));
-    for (const key of happened) if (!got.has(key)) lost++;
-    extra += events.filter((event) => !happened.has(seen(event))).length + (events.length - got.size);
-    for (let i = 1; i < events.length; i++) if (!(events[i]!.rv > events[i - 1]!.rv)) reordered++;
+    const tally = tallyEvents(events, happened, seen);
+    lost += tally.lost;
+    extra += tally.extra;
+    reordered += tally.reordered;
     if (await Promise.race([watcher.ended.then(() => true), sleep(0).then(() => false)])) ended++;
     for (const outage of outages) {
       // Its first event of a write sent after etcd's return: one that reached it through the recovered etcd.

@@ -26,7 +26,7 @@ import { CLUSTERS, KeyModel, seeded, type Write } from './cluster-writes.js';
 import { Goals } from './goals.js';
 import { openLoop, summarizeLatencies } from './open-loop.js';
 import { ProcessSampler, cpuSeconds } from './process-stats.js';
-import { WatchStream, type SeenEvent } from './watch-stream.js';
+import { tallyEvents, WatchStream, type SeenEvent } from './watch-stream.js';
 import { join } from 'node:path';
 import { rmSync } from 'node:fs';
 
@@ -173,10 +173,10 @@ async function main(): Promise<number> {
   let reference: SeenEvent[] | undefined;
   for (const stream of fast) {
     const events = stream.events;
-    const keysSeen = new Set(events.map(seen));
-    for (const key of expected) if (!keysSeen.has(key)) lost++;
-    extra += events.filter((event) => !expected.has(seen(event))).length + (events.length - keysSeen.size);
-    for (let i = 1; i < events.length; i++) if (!(events[i]!.rv > events[i - 1]!.rv)) reordered++;
+    const tally = tallyEvents(events, expected, seen);
+    lost += tally.lost;
+    extra += tally.extra;
+    reordered += tally.reordered;
     for (const event of events) {
       const at = ackedAt.get(seen(event));
       if (at !== undefined) delays.push(Math.max(0, event.at - at));

@@ -117,3 +117,18 @@ export class WatchStream {
     onEvent?.(event);
   }
 }
+
+/**
+ * What one watcher saw against what happened: events it missed, events it saw that did not happen
+ * (or saw twice), and events out of resourceVersion order. `keyOf` names an event as the harness
+ * tells events apart.
+ */
+export function tallyEvents(events: readonly SeenEvent[], happened: ReadonlySet<string>, keyOf: (event: SeenEvent) => string): { lost: number; extra: number; reordered: number } {
+  const got = new Set(events.map(keyOf));
+  let lost = 0;
+  for (const key of happened) if (!got.has(key)) lost++;
+  const extra = events.filter((event) => !happened.has(keyOf(event))).length + (events.length - got.size);
+  let reordered = 0;
+  for (let i = 1; i < events.length; i++) if (!(events[i]!.rv > events[i - 1]!.rv)) reordered++;
+  return { lost, extra, reordered };
+}
