@@ -29,7 +29,7 @@ import { keepAliveAgent, send, type Outcome } from './client.js';
 import { FakeControlPlane } from './fake-control-plane.js';
 import { Goals } from './goals.js';
 import { openLoop, summarizeLatencies } from './open-loop.js';
-import { heapFromMetrics, openFds, rssMiB } from './process-stats.js';
+import { heapFromMetrics, openFds, rssMiB, tcpPeerPorts } from './process-stats.js';
 import { judgeAnswer, Mix } from './review-mix.js';
 import { startWebhook, type ServerProcess, type WebhookReady } from './server-process.js';
 import { config } from '../../test/fixtures/resourceinterpreterwebhookconfiguration.js';
@@ -408,10 +408,21 @@ async function idle(): Promise<void> {
   };
   interface Reading {
     fds: number;
+    /** The server's connections from the load's own keep-alive agent (it opens more while a wave slows answers). */
+    load: number;
     rss: number;
     heap?: number;
   }
-  const read = async (): Promise<Reading> => ({ fds: openFds(server.pid), rss: rssMiB(server.pid), heap: (await heapFromMetrics(metricsUrl))?.used });
+  // The agent keeps up to 16 connections, and the server keeps an idle one for 95 s: connections the
+  // load opened while a wave slowed answers are still open at the next reading. They are the
+  // harness's, not a leak, so they are counted by their ports and left out of the descriptor figure.
+  const loadPorts = () => new Set(Object.values({ ...agent.sockets, ...agent.freeSockets }).flatMap((list) => (list ?? []).map((s) => s.localPort)));
+  const read = async (): Promise<Reading> => {
+    const ports = loadPorts();
+    const load = tcpPeerPorts(server.pid).filter((p) => ports.has(p)).length;
+    return { fds: openFds(server.pid), load, rss: rssMiB(server.pid), heap: (await heapFromMetrics(metricsUrl))?.used };
+  };
+  const ownFds = (r: Reading) => r.fds - r.load;
   // Two waves of silent clients, each closed by the server within its 30 s (plus the 5 s between its
   // checks): memory and descriptors are read under the same load before the first, between the two,
   // and at the end. The first wave may raise the allocator's high-water mark; a second that raises it
@@ -439,14 +450,14 @@ async function idle(): Promise<void> {
   await server.stop();
   const [before, between, end] = readings as [Reading, Reading, Reading];
   const p99 = summarizeLatencies(result.latencies).p99;
-  const shown = (r: Reading) => `${r.fds} fds, RSS ${r.rss.toFixed(1)} MiB, heap ${r.heap?.toFixed(1) ?? '-'} MiB`;
+  const shown = (r: Reading) => `${r.fds} fds (${r.load} of them the load's connections), RSS ${r.rss.toFixed(1)} MiB, heap ${r.heap?.toFixed(1) ?? '-'} MiB`;
   console.log(
     `idle: two waves of ${third * 3} silent connections (a third bare TCP, a third TLS without a request, a third with headers never finished), ${WAVE_S.map((w) => `${w.toFixed(0)} s`).join(' and ')} into ${o['idle-seconds']} s of ${rate} req/s: ${result.errors + result.unanswered} failed requests, p99 ${p99.toFixed(1)} ms; peak ${peakFds} fds; ${stillOpen} silent connections not closed by the server${stillOpen ? ` (${openKinds})` : ''}; before the first wave ${shown(before)}; between the waves ${shown(between)}; at the end ${shown(end)}`,
   );
   goals
     .atMost('idle: failed requests while silent connections were open', result.errors + result.unanswered, 0)
     .atMost('idle: silent connections the server had not closed at the end', stillOpen, 0)
-    .atMost('idle: server fds after each wave, over before', Math.max(between.fds, end.fds) - before.fds, 0)
+    .atMost("idle: server fds after each wave, over before (the load's own connections left out)", Math.max(ownFds(between), ownFds(end)) - ownFds(before), 0)
     .atMost('idle: RSS after the second wave / after the first', end.rss / between.rss, 1.1, 'x');
 }
 

@@ -3,7 +3,7 @@
  * file descriptors, CPU time; and its V8 heap from the Node process metrics it exposes in the
  * Prometheus text format (fleetgate's probe port; any prom-client server's /metrics).
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 
 export interface ProcessSample {
   /** Seconds since the sampler started. */
@@ -22,6 +22,42 @@ export function rssMiB(pid: number): number {
 
 export function openFds(pid: number): number {
   return readdirSync(`/proc/${pid}/fd`).length;
+}
+
+/**
+ * The remote ports of the process's TCP connections (IPv4 and IPv6), one entry per connection: its
+ * socket descriptors' inodes looked up in the kernel's connection tables. A harness tells its own
+ * connections to a server apart from the server's other descriptors by these.
+ */
+export function tcpPeerPorts(pid: number): number[] {
+  const inodes = new Set<string>();
+  for (const fd of readdirSync(`/proc/${pid}/fd`)) {
+    let link: string;
+    try {
+      link = readlinkSync(`/proc/${pid}/fd/${fd}`);
+    } catch {
+      continue; // closed meanwhile
+    }
+    const socket = /^socket:\[(\d+)\]$/.exec(link);
+    if (socket) inodes.add(socket[1]!);
+  }
+  const ports: number[] = [];
+  for (const table of ['tcp', 'tcp6']) {
+    let text: string;
+    try {
+      text = readFileSync(`/proc/${pid}/net/${table}`, 'utf8');
+    } catch {
+      continue; // no IPv6
+    }
+    for (const line of text.split('\n').slice(1)) {
+      const fields = line.trim().split(/\s+/);
+      // fields: sl, local address:port, remote address:port, state, ..., inode (the tenth)
+      if (fields.length < 10 || !inodes.has(fields[9]!)) continue;
+      const remotePort = parseInt(fields[2]!.split(':')[1]!, 16);
+      if (remotePort !== 0) ports.push(remotePort); // 0: a listening socket
+    }
+  }
+  return ports;
 }
 
 const CLOCK_TICKS = 100; // USER_HZ on Linux
