@@ -6,6 +6,7 @@
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import type { Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { getHeapSpaceStatistics } from 'node:v8';
 import { pino, type Logger } from 'pino';
 import { createApp, type AppOptions } from './app.js';
 import { createMetrics } from './metrics.js';
@@ -16,6 +17,7 @@ import { createProbeServer, listen, reloadCertificatesOnChange, secureContext, t
 import { ruleModules } from '../../rules/index.js';
 import { groupDomainOf } from '../engine/rule.js';
 import { kindValidator } from '../schema/validators.js';
+import { collectGarbage, collectWhenIdle, type IdleCollectionOptions } from './heap.js';
 import { shippedCorpus, warmUp, warmUpRequests, WARM_UP_CORPUS_FILE, type WarmUpResult, type WarmUpSettings } from './warm-up.js';
 
 export interface ServeOptions extends Omit<AppOptions, 'metrics' | 'logger'> {
@@ -42,6 +44,11 @@ export interface ServeOptions extends Omit<AppOptions, 'metrics' | 'logger'> {
    * requests are not answered by cold code (default: on, with the corpus shipped in the package).
    */
   warmUp?: boolean | WarmUpSettings;
+  /**
+   * After the warm-up, one full collection once the process is idle, so V8 gives back the young
+   * generation the warm-up grew (default: on; see collectWhenIdle). Logged at debug.
+   */
+  idleCollection?: boolean | IdleCollectionOptions;
   logger?: Logger;
 }
 
@@ -141,11 +148,13 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
   );
 
   let warmedUp: Promise<WarmUpResult | undefined> = Promise.resolve(undefined);
+  let idleCollection: ReturnType<typeof collectWhenIdle> | undefined;
   const close = async (signal?: string) => {
     if (signal) log.info({ signal, reviewsInFlight: tracker.inFlight() }, 'draining the reviews in flight, then exiting');
     ready = false;
     warmUpStop.abort();
     await warmedUp;
+    idleCollection?.stop();
     certificates.stop();
     await tracker.drain();
     await new Promise<void>((done) => (probes.listening ? probes.close(() => done()) : done()));
@@ -174,13 +183,37 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
   );
 
   if (warmUpSettings) {
-    // The twin's app has no metrics and no logger: warm-up reviews are never counted nor logged. Only
-    // lookups answered from files are used; a user's or the control plane's would be called for nothing.
-    const handler = createApp({ ...options, logger: undefined, metrics: undefined, lookups: staticLookups }).callback();
+    // The twin's app has its own metrics registry, never exposed, and a logger at the same level that
+    // writes nowhere: the code that counts and logs reviews is compiled, and warm-up reviews are never
+    // counted nor logged. Only lookups answered from files are used; a user's or the control plane's
+    // would be called for nothing.
+    const discard = pino({ level: log.level }, { write: () => undefined });
+    const handler = createApp({ ...options, logger: discard, metrics: createMetrics(), lookups: staticLookups }).callback();
     warmedUp = runWarmUp(handler, { cert: initialTls.cert, key: initialTls.key, minVersion: options.tlsMinVersion ?? 'TLSv1.2' }, warmUpSettings, groupDomain, warmUpStop.signal, log).finally(() => (warming = false));
   }
 
+  if (options.idleCollection !== false) {
+    const settings = options.idleCollection === true || options.idleCollection === undefined ? {} : options.idleCollection;
+    void warmedUp.then(() => {
+      if (!ready) return;
+      idleCollection = collectWhenIdle({ ...settings, collect: () => collectLogged(settings.collect ?? collectGarbage, log) });
+    });
+  }
+
   return { server, probes, port, probePort, caFile: files.caFile, reloadCertificates: certificates.reload, warmedUp, close };
+}
+
+const youngGenerationMiB = () => (getHeapSpaceStatistics().find((s) => s.space_name === 'new_space')?.space_size ?? 0) / 2 ** 20;
+
+function collectLogged(collect: () => void, log: Logger): void {
+  const before = { heap: process.memoryUsage().heapUsed / 2 ** 20, young: youngGenerationMiB() };
+  collect();
+  const after = { heap: process.memoryUsage().heapUsed / 2 ** 20, young: youngGenerationMiB() };
+  const mib = (n: number) => Math.round(n * 10) / 10;
+  log.debug(
+    { heapUsedMiB: { before: mib(before.heap), after: mib(after.heap) }, youngGenerationMiB: { before: mib(before.young), after: mib(after.young) } },
+    'full garbage collection while idle',
+  );
 }
 
 /** The warm-up, logged: how long it took once done; a failure at warn, and readiness does not wait for it. */
@@ -201,8 +234,8 @@ async function runWarmUp(
     const result = await warmUp(handler, tls, warmUpRequests(corpus, groupDomain), settings, signal);
     if (signal.aborted) return result;
     log.info(
-      { warmUpMs: Math.round(result.ms), warmUpCpuMs: Math.round(result.cpuMs), warmUpReviews: result.reviews },
-      `warmed up in ${Math.round(result.ms)} ms (${result.reviews} reviews of realistic objects over loopback, ${Math.round(result.cpuMs)} ms of CPU${result.cutShort ? '; cut short by its time budget' : ''}); readiness no longer waits for it`,
+      { warmUpMs: Math.round(result.ms), warmUpCpuMs: Math.round(result.cpuMs), warmUpReviews: result.reviews, heapUsedMiB: result.heapUsedMiB && { before: Math.round(result.heapUsedMiB.before), after: Math.round(result.heapUsedMiB.after) } },
+      `warmed up in ${Math.round(result.ms)} ms (${result.reviews} reviews of realistic objects over loopback, ${Math.round(result.cpuMs)} ms of CPU${result.cutShort ? '; cut short by its time budget' : ''}${result.heapUsedMiB ? `; heap in use ${Math.round(result.heapUsedMiB.before)} -> ${Math.round(result.heapUsedMiB.after)} MiB after a full collection` : ''}); readiness no longer waits for it`,
     );
     return result;
   } catch (err) {

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { pino } from 'pino';
 import { createCA } from '../../certs/tinyca.js';
 import { serve, type RunningServer, type ServeOptions } from '../../src/server/serve.js';
-import { warmUpRequests } from '../../src/server/warm-up.js';
+import { warmUpRequests, WARM_UP_ROUNDS } from '../../src/server/warm-up.js';
 import { review } from '../../src/admission/review.js';
 import { kindsFor } from '../../rules/index.js';
 import { corpus } from '../../bench/corpus.js';
@@ -79,8 +79,8 @@ describe('serve warms up before it is ready', { timeout: 60_000 }, () => {
     expect(during.text).toMatch(/^warming up/);
     expect((await fetch(`http://127.0.0.1:${server.probePort}/livez`)).status).toBe(200);
     const result = await server.warmedUp;
-    // Three rounds of the corpus: 42 objects x 4 requests, and a DELETE of each of the 13 kinds.
-    expect(result).toMatchObject({ reviews: 3 * (objects.length * 4 + 13), cutShort: false });
+    // WARM_UP_ROUNDS rounds of the corpus: 42 objects x 4 requests, and a DELETE of each of the 13 kinds.
+    expect(result).toMatchObject({ reviews: WARM_UP_ROUNDS * (objects.length * 4 + 13), cutShort: false });
     expect(await readyz(server)).toEqual({ status: 200, text: 'ok' });
     const line = server.lines.find((l) => typeof l.msg === 'string' && l.msg.startsWith('warmed up in '));
     expect(line).toMatchObject({ level: 30, warmUpReviews: result!.reviews });
@@ -116,6 +116,34 @@ describe('serve warms up before it is ready', { timeout: 60_000 }, () => {
     expect(result!.reviews).toBeLessThan(100 * (objects.length * 4 + 13));
     expect((await readyz(server)).status).toBe(200);
     expect(server.lines.find((l) => l.msg?.startsWith('warmed up in '))?.msg).toContain('cut short by its time budget');
+  });
+
+  it('ends with a full garbage collection before readiness: the heap in use falls', async () => {
+    const server = await start({ warmUp: { corpus: objects, budgetMs: 20_000, rounds: 2 } });
+    const result = await server.warmedUp;
+    expect(result!.heapUsedMiB!.after).toBeLessThan(result!.heapUsedMiB!.before);
+    const line = server.lines.find((l) => typeof l.msg === 'string' && l.msg.startsWith('warmed up in '));
+    expect(line?.msg).toMatch(/heap in use \d+ -> \d+ MiB after a full collection/);
+  });
+
+  it('collects garbage once more when idle after the warm-up, giving back the young generation, logged at debug', async () => {
+    const server = await start({ warmUp: { corpus: objects, budgetMs: 20_000, rounds: 2 }, idleCollection: { windowMs: 200, idleShare: 10 } });
+    await server.warmedUp;
+    let line: Record<string, any> | undefined;
+    for (let i = 0; i < 100 && !line; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      line = server.lines.find((l) => l.msg === 'full garbage collection while idle');
+    }
+    expect(line).toMatchObject({ level: 20 });
+    expect(line!.heapUsedMiB.after).toBeLessThanOrEqual(line!.heapUsedMiB.before);
+    expect(line!.youngGenerationMiB.after).toBeLessThanOrEqual(line!.youngGenerationMiB.before);
+  });
+
+  it('does not collect when idle with idleCollection: false', async () => {
+    const server = await start({ warmUp: { corpus: objects.slice(0, 3), rounds: 1 }, idleCollection: false });
+    await server.warmedUp;
+    await new Promise((r) => setTimeout(r, 500));
+    expect(server.lines.some((l) => l.msg === 'full garbage collection while idle')).toBe(false);
   });
 
   it('is off with warmUp: false: ready at once, no warm-up line', async () => {
