@@ -492,8 +492,9 @@ describe.skipIf(reference.skip)(reference.title, () => {
     expect(volume(docs, 'client-ca').configMap.name).toBe('apiserver-client-ca');
     expect(all(docs, 'PodDisruptionBudget')).toEqual([]); // one replica: a PDB would block every drain
     expect(deployment(docs).spec.template.spec.containers[0].env).toEqual([{ name: 'NODE_OPTIONS', value: '--max-semi-space-size=4' }]);
-    // By default the container's Node runs with V8's own heap settings.
-    expect(deployment(render(FAST, { replicaCount: 1 })).spec.template.spec.containers[0].env).toBeUndefined();
+    // By default the container's Node runs with a young generation capped at 2 x 4 MiB (peak RSS under 100 MiB); "" leaves V8's own settings.
+    expect(deployment(render(FAST, { replicaCount: 1 })).spec.template.spec.containers[0].env).toEqual([{ name: 'NODE_OPTIONS', value: '--max-semi-space-size=4' }]);
+    expect(deployment(render(FAST, { replicaCount: 1, server: { nodeOptions: '' } })).spec.template.spec.containers[0].env).toBeUndefined();
   });
 
   it('lookups in-cluster: token mounted, --in-cluster, read-only RBAC for Services and ResourceInterpreterCustomizations', () => {
