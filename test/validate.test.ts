@@ -386,3 +386,13 @@ describe('a CREATE', () => {
     expect(validate(bad, { operation: 'UPDATE', oldObject: bad }).causes).toEqual([]);
   });
 });
+
+describe('the context a rule reads', () => {
+  it('names the operation, CREATE when none is given, and no subresource for a write of the object', () => {
+    const seen: [string, string][] = [];
+    const rules = { ...rulesFor('Cluster')!, validate: (_: unknown, ctx: { operation: string; subResource: string }) => void seen.push([ctx.operation, ctx.subResource]) };
+    judgeObject(rules, cluster, {});
+    judgeObject(rules, cluster, { operation: 'UPDATE', oldObject: cluster });
+    expect(seen).toEqual([['CREATE', ''], ['UPDATE', '']]);
+  });
+});
