@@ -15,6 +15,9 @@ describe('the causes of a verdict', () => {
     expect(fields(inObjectOrder(causes, object))).toEqual(['kind', 'metadata.name', 'spec.b', 'spec.a', 'status.x']);
     const ordered = [required('apiVersion'), invalid('metadata.name', 'x', 'c'), invalid('spec.a', 1, 'd')];
     expect(inObjectOrder(ordered, { apiVersion: 'v', metadata: {}, spec: { a: 1 } })).toBe(ordered);
+    // Two causes of one field are in order too: the list comes back as it is.
+    const oneField = [invalid('spec.a', 1, 'x'), invalid('spec.a', 1, 'y')];
+    expect(inObjectOrder(oneField, { spec: { a: 1 } })).toBe(oneField);
   });
 
   it('follow the object: keys in the order it lists them, items by index, a field after the one it is in', () => {
@@ -39,6 +42,12 @@ describe('the causes of a verdict', () => {
     expect(fields(inObjectOrder(found.map((f) => invalid(f, 1, f)), object))).toEqual([
       'spec.list[2]', 'spec.list[11]', 'spec.list[13]', 'spec.list[15]', 'spec.grid[0][0]', 'spec.grid[0][1]', 'spec.grid[1', 'spec.grid[1][0]', 'spec.name[1]', 'spec.name[0]', 'spec.z',
     ]);
+  });
+
+  it('read a key where the object holds a list as a field the list lacks: after its items', () => {
+    const object = { spec: { list: [{ a: 1 }, { a: 1 }], z: 1 } };
+    const found = ['spec.z', 'spec.list[name]', 'spec.list[1].a', 'spec.list[name].a', 'spec.list[0]'];
+    expect(fields(inObjectOrder(found.map((f) => required(f)), object))).toEqual(['spec.list[0]', 'spec.list[1].a', 'spec.list[name]', 'spec.list[name].a', 'spec.z']);
   });
 
   it('keep the order found among fields of one position, however many', () => {

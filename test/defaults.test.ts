@@ -2,6 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { applyDefaults, defaultsPatch } from '../src/decode/object.js';
 import { cluster } from './fixtures/cluster.js';
 import { changed } from './helpers.js';
+import { rulesFor } from '../rules/index.js';
+import { defaultObject, mutationOf } from '../src/engine/defaults.js';
+import { invalid } from '../src/engine/field-error.js';
+import { MAX_CAUSES, type KindRules } from '../src/engine/rule.js';
 
 const now = new Date('2026-11-22T12:00:00Z');
 
@@ -72,5 +76,38 @@ describe('applyDefaults', () => {
     applyDefaults(cluster, { now, uuid });
     applyDefaults(changed(cluster, (o) => delete o.spec.resourceModels), { now, uuid });
     expect(calls).toBe(0);
+  });
+});
+
+describe('a kind whose defaults do not apply', () => {
+  const base = rulesFor('Cluster')!;
+  const withDefaults = (defaults: KindRules['defaults']): KindRules => ({ ...base, defaults });
+
+  it('is an error naming each operation that failed, not a half-defaulted object', () => {
+    // A field under one that is absent, or null: nothing to add it to.
+    const object = changed(cluster, (o) => (o.spec.zone = null));
+    const rules = withDefaults((_, ctx) => {
+      ctx.set(['spec', 'absent', 'x'], 1);
+      ctx.set(['spec', 'zone', 'x'], 2);
+    });
+    expect(() => defaultObject(rules, object)).toThrow(
+      new Error('defaults did not apply: MissingError: Value required at path: /spec/absent/x; MissingError: Value required at path: /spec/zone/x'),
+    );
+    expect(mutationOf(rules, object).patch).toEqual([
+      { op: 'add', path: '/spec/absent/x', value: 1 },
+      { op: 'add', path: '/spec/zone/x', value: 2 },
+    ]);
+  });
+
+  it('is refused with the causes it gives, bounded, and nothing patched', () => {
+    const rules = withDefaults((_, ctx) => {
+      ctx.set(['spec', 'region'], 'somewhere');
+      for (let i = 0; i <= MAX_CAUSES; i++) ctx.refuse(invalid(`spec.items[${i}]`, i, 'cannot be defaulted'));
+    });
+    const result = defaultObject(rules, cluster);
+    expect(result.patch).toEqual([]);
+    expect(result.truncated).toBe(true);
+    expect(result.causes).toHaveLength(MAX_CAUSES);
+    expect(result.causes![0]).toStrictEqual({ type: 'FieldValueInvalid', field: 'spec.items[0]', badValue: 0, message: 'Invalid value: 0: cannot be defaulted' });
   });
 });

@@ -15,7 +15,12 @@ describe('deletion protection in validate()', () => {
     for (const example of examples) {
       const result = validate(labelled(example, 'Always'), { operation: 'DELETE' });
       expect(result.allowed, example.kind as string).toBe(false);
-      expect(result.causes).toEqual([{ type: 'FieldValueForbidden', field: LABEL_FIELD, message: `Forbidden: ${KARMADA_MESSAGE}` }]);
+      expect(result).toStrictEqual({
+        allowed: false,
+        causes: [{ type: 'FieldValueForbidden', field: LABEL_FIELD, message: `Forbidden: ${KARMADA_MESSAGE}` }],
+        warnings: [],
+        warningDetails: [],
+      });
       // Only a DELETE: the label is no reason to refuse a write.
       expect(validate(labelled(example, 'Always')).allowed).toBe(true);
     }

@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import { FieldPath } from '../src/engine/path.js';
-import { causeKey, FieldError, forbidden, invalid, notSupported, partsOf, required, sameCause, tooMany } from '../src/engine/field-error.js';
+import { causeKey, causeKeyFor, FieldError, forbidden, invalid, notSupported, partsOf, required, sameCause, textKey, tooMany } from '../src/engine/field-error.js';
 import { aggregate, invalid as renderedInvalid } from '../src/engine/field.js';
 import { withoutRepeats } from '../src/engine/validate.js';
 import { validate } from '../src/decode/object.js';
@@ -81,5 +81,55 @@ describe('causes compare by their parts', () => {
     const line = 'spec.taints[0].effect: Too many: 5: must have at most 3 items';
     expect(aggregate([count, tooMany(TAINT, 5, 3), text])).toBe(`[${line}, ${line}]`);
     expect(aggregate([count, tooMany(TAINT, 5, 3)])).toBe(line);
+  });
+});
+
+describe('which causes are one mistake', () => {
+  it('a cause and its rendering are the same cause, and keep the path value it was made with', () => {
+    const cause = invalid(TAINT, 'Foo', 'bad');
+    expect(sameCause(cause, cause.render())).toBe(true);
+    expect(cause.render().path).toBe(TAINT);
+    expect(invalid('spec.taints[0].effect', 'Foo', 'bad').render().path).toBeUndefined();
+  });
+
+  it('a bound, a detail or a supported-values list that differs makes another mistake, in the pairwise and the keyed comparison', () => {
+    const pairs: [FieldError, FieldError][] = [
+      [tooMany(TAINT, 5, 3), tooMany(TAINT, 5, 4)],
+      [invalid(TAINT, 'Foo', 'too big'), invalid(TAINT, 'Foo', 'too small')],
+      [notSupported(TAINT, 'x', ['a', 'b']), notSupported(TAINT, 'x', ['a', 'c'])],
+      [notSupported(TAINT, 'x', ['a']), notSupported(TAINT, 'x', ['a', 'b'])],
+      // Lists whose items run together alike are still two lists.
+      [notSupported(TAINT, 'x', ['ab', 'c']), notSupported(TAINT, 'x', ['a', 'bc'])],
+    ];
+    for (const [a, b] of pairs) {
+      expect([sameCause(a, b), sameCause(b, a)]).toEqual([false, false]);
+      expect(causeKey(a)).not.toBe(causeKey(b));
+    }
+  });
+
+  it('two causes made apart from equal parts are one mistake, in the pairwise and the keyed comparison', () => {
+    const pairs: [FieldError, FieldError][] = [
+      [invalid(TAINT, 'Foo', 'bad'), invalid(TAINT, 'Foo', 'bad')],
+      [invalid(TAINT, { a: [1] }, 'bad'), invalid(TAINT, { a: [1] }, 'bad')],
+      [tooMany(TAINT, 5, 3), tooMany(TAINT, 5, 3)],
+      [notSupported(TAINT, 'x', ['a', 'b']), notSupported(TAINT, 'x', ['a', 'b'])],
+    ];
+    for (const [a, b] of pairs) {
+      expect(sameCause(a, b)).toBe(true);
+      expect(causeKey(a)).toBe(causeKey(b));
+    }
+  });
+
+  it('causes without parts are keyed by their text, and a list that has any is keyed that way throughout', () => {
+    const made = renderedInvalid(TAINT, 'Foo', 'bad');
+    const copy = { ...made };
+    expect(causeKey(copy)).toBe(textKey(copy));
+    expect(causeKey(copy)).not.toBe(causeKey({ ...copy, message: 'other' }));
+    expect(textKey(copy)).not.toBe(textKey({ ...copy, message: 'other' }));
+    const keyOf = causeKeyFor([made, copy]);
+    expect(keyOf(made)).toBe(keyOf(copy));
+    expect(causeKeyFor([made, invalid(TAINT, 'Foo', 'bad')])(made)).toBe(causeKey(made));
+    // So a rendered cause and its spread copy aggregate to one line.
+    expect(aggregate([made, copy])).toBe('spec.taints[0].effect: Invalid value: "Foo": bad');
   });
 });

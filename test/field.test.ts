@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { aggregate, invalid, notSupported, renderValue, tooLong, tooMany } from '../src/engine/field.js';
+import { aggregate, child, duplicate, FieldPath, index, invalid, key, keptWarning, notSupported, renderValue, sectionOf, tooLong, tooMany, warningAt } from '../src/engine/field.js';
+import * as parts from '../src/engine/field-error.js';
 
 describe('renderValue', () => {
   it('shows characters a reader cannot see as escapes, as Go %q does', () => {
@@ -79,6 +80,48 @@ describe('cause wording', () => {
     expect(aggregate([])).toBe('');
     expect(aggregate([invalid('a', 1, 'x')])).toBe('a: Invalid value: 1: x');
     expect(aggregate([invalid('a', 1, 'x'), invalid('b', 2, 'y')])).toBe('[a: Invalid value: 1: x, b: Invalid value: 2: y]');
+  });
+});
+
+describe('a field given as text or as a path value', () => {
+  const RULES = FieldPath.of('spec', 'rules');
+
+  it('steps down in the form it was given: text to text, a path value to a path value', () => {
+    expect([child('', 'spec'), child('spec', 'rules'), index('spec.rules', 1), key('metadata.labels', 'app')]).toEqual(['spec', 'spec.rules', 'spec.rules[1]', 'metadata.labels[app]']);
+    const stepped = [child(RULES, 'name'), index(RULES, 1), key(RULES, 'app')];
+    for (const path of stepped) expect(path).toBeInstanceOf(FieldPath);
+    expect(stepped.map(String)).toEqual(['spec.rules.name', 'spec.rules[1]', 'spec.rules[app]']);
+  });
+
+  it('finds the top-level field of a text as of a path value', () => {
+    for (const text of ['spec', 'spec.rules[1].name', 'webhooks[0].name', 'metadata.labels[a.b/c]', 'status.conditions']) {
+      expect(sectionOf(text)).toBe(FieldPath.parse(text).section);
+    }
+    expect([sectionOf('spec.rules[1].name'), sectionOf('webhooks[0].name'), sectionOf('spec'), sectionOf('')]).toEqual(['spec', 'webhooks', 'spec', '']);
+  });
+
+  it('keeps a warning plain for a text and keeps the path value it was made with', () => {
+    const plain = warningAt('spec.rules', 'careful');
+    expect(plain).toStrictEqual({ field: 'spec.rules', message: 'careful' });
+    expect(plain.path).toBeUndefined();
+    const made = warningAt(RULES, 'careful');
+    expect(made).toStrictEqual({ field: 'spec.rules', message: 'careful' });
+    expect(made.path).toBe(RULES);
+  });
+
+  it('words a cause an update leaves as stored as a warning at the same field, path value and all', () => {
+    const fromPath = keptWarning(parts.invalid(RULES.index(1), 'x', 'bad').render());
+    expect(fromPath).toStrictEqual({ field: 'spec.rules[1]', message: 'spec.rules[1]: Invalid value: "x": bad (as stored: this update does not change it, so it is not refused)' });
+    expect(fromPath.path?.toString()).toBe('spec.rules[1]');
+    expect(fromPath.path).toBeInstanceOf(FieldPath);
+    const fromText = keptWarning(invalid('spec.rules[1]', 'x', 'bad'));
+    expect(fromText).toStrictEqual(fromPath);
+    expect(fromText.path).toBeUndefined();
+  });
+
+  it('lists the bad value of a duplicate and none for a value too long', () => {
+    expect(duplicate('spec.rules[1].name', 'a', 'named twice')).toStrictEqual({ type: 'FieldValueDuplicate', field: 'spec.rules[1].name', badValue: 'a', message: 'Duplicate value: "a": named twice' });
+    expect(tooLong('spec.name', 3)).toStrictEqual({ type: 'FieldValueTooLong', field: 'spec.name', message: 'Too long: may not be more than 3 bytes' });
   });
 });
 

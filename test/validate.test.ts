@@ -8,6 +8,7 @@ import { mcs } from './fixtures/multiclusterservice.js';
 import { config } from './fixtures/resourceinterpreterwebhookconfiguration.js';
 import { examples } from './fixtures/index.js';
 import { rulesFor } from '../rules/index.js';
+import { judgeObject, type ValidationResult } from '../src/engine/validate.js';
 import { changed, expectCauses, Invalid, NotSupported, Required } from './helpers.js';
 
 const kindList =
@@ -291,5 +292,107 @@ describe('a status write', () => {
     expect(result.warnings).toEqual([
       'status.nodeSummary.totalNum: Invalid value: "three": must be of type integer (as stored: this update does not change it, so it is not refused)',
     ]);
+  });
+});
+
+describe('the context rules', () => {
+  const headless = { spec: { clusterIP: 'None' } };
+  const urlOnly = changed(config, (o) => (o.webhooks = [o.webhooks[0]]));
+  const cause = {
+    type: 'FieldValueInvalid',
+    field: 'webhooks[1].clientConfig.service',
+    badValue: 'karmada-system/interpreter-webhook',
+    message:
+      'Invalid value: "karmada-system/interpreter-webhook": cannot route to service with ClusterIP "None": point clientConfig.service at a Service with a cluster IP (ClusterIP, NodePort, LoadBalancer) or an ExternalName Service, or use clientConfig.url',
+  };
+
+  /** A judgement with lookups that answer at once, which is no Promise. */
+  const now = (result: unknown): ValidationResult => {
+    expect(result).not.toBeInstanceOf(Promise);
+    return result as ValidationResult;
+  };
+
+  it('run through the lookups given, answering at once or later', async () => {
+    expect(now(validate(config, { lookups: { getService: () => headless } })).causes).toStrictEqual([cause]);
+    expect(validate(config, { lookups: { getService: () => ({ spec: { clusterIP: '10.0.0.1' } }) } })).toEqual({ allowed: true, causes: [], warnings: [], warningDetails: [] });
+    const later = validate(config, { lookups: { getService: async () => headless } });
+    expect(later).toBeInstanceOf(Promise);
+    expect((await later).causes).toStrictEqual([cause]);
+  });
+
+  it('are skipped with a warning that names them when there are no lookups, or not the one they need', () => {
+    const none = 'the Service behind clientConfig.service (ClusterIP "None" check) not checked: no lookups were supplied';
+    expect(validate(config)).toEqual({ allowed: true, causes: [], warnings: [none], warningDetails: [{ field: '', message: none }] });
+    const missing = 'the Service behind clientConfig.service (ClusterIP "None" check) not checked: the lookups have no getService';
+    expect(now(validate(config, { lookups: { listResourceInterpreterCustomizations: () => [] } })).warnings).toEqual([missing]);
+  });
+
+  it('are not run, nor missed, for an object they do not concern', () => {
+    const getService = vi.fn(() => headless);
+    expect(validate(urlOnly, { lookups: { getService } })).toEqual({ allowed: true, causes: [], warnings: [], warningDetails: [] });
+    expect(validate(urlOnly)).toEqual({ allowed: true, causes: [], warnings: [], warningDetails: [] });
+    expect(now(validate(urlOnly, { lookups: {} })).warnings).toEqual([]);
+    expect(getService).not.toHaveBeenCalled();
+  });
+
+  it('that name no lookups are called context rules in the warning', () => {
+    const rules = { ...rulesFor('ResourceInterpreterWebhookConfiguration')!, lookupsNeeded: undefined };
+    expect(judgeObject(rules, config, {})).toMatchObject({ warnings: ['context rules not checked: no lookups were supplied'] });
+    expect(judgeObject(rules, config, { lookups: {} })).toMatchObject({ warnings: ['context rules not checked: the lookups have no getService'] });
+  });
+});
+
+describe('a rule that throws', () => {
+  const bug = new Error('a rule bug');
+  const throwing = { ...rulesFor('Cluster')!, validateStatus: () => { throw bug; }, validateUpdate: () => { throw bug; } };
+  const malformed = changed(cluster, (o) => (o.status.nodeSummary.totalNum = 'three'));
+  const mistyped = { type: 'FieldValueInvalid', field: 'status.nodeSummary.totalNum', badValue: 'three', message: 'Invalid value: "three": must be of type integer' };
+
+  it('on a well-formed object is a bug, and propagates', () => {
+    expect(() => judgeObject({ ...throwing, validateUpdate: undefined }, cluster, {})).toThrow(bug);
+    expect(() => judgeObject({ ...throwing, validateStatus: undefined }, cluster, { operation: 'UPDATE', oldObject: cluster })).toThrow(bug);
+  });
+
+  it('on an object the schema pass found malformed adds nothing: the schema causes are the answer', () => {
+    expect(judgeObject(throwing, malformed, {})).toMatchObject({ allowed: false, causes: [mistyped] });
+    expect(judgeObject({ ...throwing, validateStatus: undefined }, malformed, { operation: 'UPDATE', oldObject: cluster })).toMatchObject({ allowed: false, causes: [mistyped] });
+  });
+
+  it('in the metadata update checks is swallowed too when the object is malformed', () => {
+    // A finalizer JSON cannot write, added while the object is being deleted: the schema pass refuses it, and the
+    // check that names the new finalizers trips over it.
+    const deleting = changed(cluster, (o) => (o.metadata.deletionTimestamp = '2026-11-23T06:00:00Z'));
+    const write = { ...deleting, metadata: { ...deleting.metadata, finalizers: [10n] } };
+    const result = validate(write, { operation: 'UPDATE', oldObject: deleting });
+    expect(result.allowed).toBe(false);
+    expect(result.causes.map((c) => [c.type, c.field])).toEqual([['FieldValueInvalid', 'metadata.finalizers[0]']]);
+  });
+});
+
+describe('a status write runs the status rules alone', () => {
+  it('a spec mistake only a rule finds refuses a write of the object, not of its status', () => {
+    const bad = changed(cluster, (o) => (o.spec.apiEndpoint = 'https://10.0.0.256:6443'));
+    const stored = changed(cluster, (o) => (o.spec.apiEndpoint = 'https://10.0.0.1:6443'));
+    expect(validate(bad, { operation: 'UPDATE', oldObject: stored }).causes.map((c) => c.field)).toEqual(['spec.apiEndpoint']);
+    expect(validate(bad, { operation: 'UPDATE', subResource: 'status', oldObject: stored })).toEqual({ allowed: true, causes: [], warnings: [], warningDetails: [] });
+  });
+});
+
+describe('a CREATE', () => {
+  it('is judged whole even when an old object is given: nothing is left as stored', () => {
+    const bad = changed(cluster, (o) => (o.status.nodeSummary.totalNum = 'three'));
+    expect(validate(bad, { operation: 'CREATE', oldObject: bad }).causes.map((c) => c.field)).toEqual(['status.nodeSummary.totalNum']);
+    expect(validate(bad, { oldObject: bad }).causes.map((c) => c.field)).toEqual(['status.nodeSummary.totalNum']);
+    expect(validate(bad, { operation: 'UPDATE', oldObject: bad }).causes).toEqual([]);
+  });
+});
+
+describe('the context a rule reads', () => {
+  it('names the operation, CREATE when none is given, and no subresource for a write of the object', () => {
+    const seen: [string, string][] = [];
+    const rules = { ...rulesFor('Cluster')!, validate: (_: unknown, ctx: { operation: string; subResource: string }) => void seen.push([ctx.operation, ctx.subResource]) };
+    judgeObject(rules, cluster, {});
+    judgeObject(rules, cluster, { operation: 'UPDATE', oldObject: cluster });
+    expect(seen).toEqual([['CREATE', ''], ['UPDATE', '']]);
   });
 });

@@ -30,7 +30,7 @@ export function validate(object: unknown, options: ValidateOptions = NO_OPTIONS)
  * also defaults the object (the policy-test runner), so the kind is looked up once.
  */
 export function validateWithRules(rules: KindRules | undefined, object: unknown, options: ValidateOptions = NO_OPTIONS): MaybePromise<ValidationResult> {
-  const operation = options.operation ?? 'CREATE';
+  const operation = options.operation;
   if (operation === 'DELETE') return judgeDelete(options.oldObject ?? object);
   if (operation === 'CONNECT') return judgedOnly({});
   const subResource = options.subResource ?? '';

@@ -37,8 +37,7 @@ export class FieldError implements Cause {
     return this.#type;
   }
   get field(): string {
-    const field = this.#field;
-    return typeof field === 'string' ? field : field.toString();
+    return this.#field.toString();
   }
   /** The field as a path value, when the cause was made with one. */
   get path(): FieldPath | undefined {
