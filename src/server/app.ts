@@ -151,10 +151,11 @@ export function createApp(options: AppOptions = {}): Koa {
     const code = response?.status?.code;
     // 422 Invalid, or 403 Forbidden for a protected DELETE: the request's own fault, not the review's.
     const verdict = response?.allowed ? 'allowed' : code === 422 || code === 403 ? 'denied' : 'errored';
+    const r = body.request ?? {};
+    // The request's kind and operation are read once, for the metrics and the log line alike.
+    const kind = text(r.kind?.kind, objectOf(r).kind);
+    const operation = text(r.operation);
     if (metrics) {
-      const r = body.request ?? {};
-      const kind = text(r.kind?.kind, objectOf(r).kind);
-      const operation = text(r.operation);
       // Label values from a closed set: a caller cannot grow the series count with made-up kinds.
       metrics.verdict(kind !== undefined && servedKinds.has(kind) ? kind : 'unknown', operation !== undefined && OPERATIONS.has(operation) ? operation : 'unknown', verdict);
     }
@@ -163,10 +164,28 @@ export function createApp(options: AppOptions = {}): Koa {
     if (verdict === 'allowed') {
       // Built only when debug is on: allowed is the common case, and at info nothing reads it.
       if (logger.isLevelEnabled('debug')) logger.debug({ ...describe(body), mode, path, patched: Boolean(response?.patch), warnings: response?.warnings?.length ?? 0 }, 'allowed');
-    } else {
-      const causes = response?.status?.details?.causes?.map((c) => c.field);
-      logger.info({ ...describe(body), mode, path, code, causes, ...(causes ? {} : { message: response?.status?.message }) }, verdict);
+      return;
     }
+    // Every denial is logged, so its fields are one object literal (describe()'s, in its order),
+    // not spreads of intermediate objects; pino leaves out the fields that are undefined.
+    const object = objectOf(r);
+    const causes = response?.status?.details?.causes?.map((c) => c.field);
+    logger.info(
+      {
+        uid: text(r.uid),
+        kind: kind ?? 'unknown',
+        namespace: text(r.namespace, object.metadata?.namespace),
+        name: text(r.name, object.metadata?.name),
+        operation: operation ?? 'unknown',
+        subResource: text(r.subResource) || undefined,
+        mode,
+        path,
+        code,
+        causes,
+        message: causes ? undefined : response?.status?.message,
+      },
+      verdict,
+    );
   }
 
   // Webhook POSTs are answered from one exact-path lookup; the router answers everything
