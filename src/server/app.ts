@@ -10,7 +10,7 @@ import { isAdmissionReview, review, type AdmissionReview, type ReviewOptions } f
 import { kindsFor } from '../../rules/index.js';
 import { groupDomainOf, OPERATIONS, pickRuleOptions, type Lookups, type RuleOptions } from '../engine/rule.js';
 import { arrivalOf } from './arrival.js';
-import { readBody } from './body.js';
+import { readBody, type BodyRead } from './body.js';
 import { guardLookups, reviewBudgetMs, type ContextFailurePolicy } from './deadline.js';
 import { DELETION_PROTECTION_PATH } from '../engine/deletion-protection.js';
 import type { RequestMetrics, WebhookMetrics } from './metrics.js';
@@ -52,12 +52,12 @@ function failure(ctx: Koa.Context, code: number, message: string): void {
 const isJsonType = (header: string | undefined): boolean =>
   header === 'application/json' || (header !== undefined && (header.split(';', 1)[0] ?? '').trim().toLowerCase() === 'application/json');
 
-async function readJson(ctx: Koa.Context, limit: number): Promise<unknown | undefined> {
-  if (!isJsonType(ctx.req.headers['content-type'])) {
-    failure(ctx, 400, `contentType=${ctx.get('content-type') || '<none>'}, expected application/json`);
-    return undefined;
-  }
-  const read = await readBody(ctx.req, limit);
+/**
+ * The request's JSON, from a body read whole; undefined once a failure is answered. Synchronous,
+ * with the read awaited by its caller: an async function of its own here cost every review one
+ * more promise and microtask turn.
+ */
+function decodeJson(ctx: Koa.Context, read: BodyRead, limit: number): unknown | undefined {
   if ('problem' in read) {
     if (read.problem === 'too-large') failure(ctx, 413, `request entity is too large; limit is ${limit} bytes`);
     else failure(ctx, 400, 'could not read the request body');
@@ -128,20 +128,25 @@ export function createApp(options: AppOptions = {}): Koa {
     // The API server's timeout runs from the moment it sends, so the budget counts from arrival (on a
     // new connection, from its accept: the handshake is part of it), not from when the body is in.
     const arrived = lookups ? arrivalOf(ctx.req) : 0;
-    const body = await readJson(ctx, limit);
+    if (!isJsonType(ctx.req.headers['content-type'])) {
+      failure(ctx, 400, `contentType=${ctx.get('content-type') || '<none>'}, expected application/json`);
+      return;
+    }
+    const body = decodeJson(ctx, await readBody(ctx.req, limit), limit);
     if (body === undefined) return;
     if (!isAdmissionReview(body)) {
       failure(ctx, 400, 'the body is not an AdmissionReview (admission.k8s.io/v1 or v1beta1)');
       return;
     }
     // Only lookups can outlast the API server's timeout; without them there is no deadline to keep.
-    const notes: string[] = [];
-    const reviewed = lookups
-      ? review(body, { ...route.reviewOptions, lookups: guardLookups(lookups, arrived + reviewBudgetMs(timeoutParam(ctx)), policy, notes) })
-      : review(body, route.reviewOptions);
+    const notes: string[] | undefined = lookups ? [] : undefined;
+    const reviewed =
+      lookups && notes
+        ? review(body, { ...route.reviewOptions, lookups: guardLookups(lookups, arrived + reviewBudgetMs(timeoutParam(ctx)), policy, notes) })
+        : review(body, route.reviewOptions);
     // Awaited only when a lookup made it a Promise: most reviews answer synchronously.
     const out: AdmissionReview = reviewed instanceof Promise ? await reviewed : reviewed;
-    if (notes.length && out.response) out.response.warnings = [...(out.response.warnings ?? []), ...notes];
+    if (notes?.length && out.response) out.response.warnings = [...(out.response.warnings ?? []), ...notes];
     answerJson(ctx, 200, out);
     record(body as Review, out, route);
   }
