@@ -10,7 +10,7 @@ import { isAdmissionReview, review, type AdmissionReview, type ReviewOptions } f
 import { kindsFor } from '../../rules/index.js';
 import { groupDomainOf, OPERATIONS, pickRuleOptions, type Lookups, type RuleOptions } from '../engine/rule.js';
 import { arrivalOf } from './arrival.js';
-import { readBody } from './body.js';
+import { readBody, type BodyRead } from './body.js';
 import { guardLookups, reviewBudgetMs, type ContextFailurePolicy } from './deadline.js';
 import { DELETION_PROTECTION_PATH } from '../engine/deletion-protection.js';
 import type { RequestMetrics, WebhookMetrics } from './metrics.js';
@@ -52,12 +52,12 @@ function failure(ctx: Koa.Context, code: number, message: string): void {
 const isJsonType = (header: string | undefined): boolean =>
   header === 'application/json' || (header !== undefined && (header.split(';', 1)[0] ?? '').trim().toLowerCase() === 'application/json');
 
-async function readJson(ctx: Koa.Context, limit: number): Promise<unknown | undefined> {
-  if (!isJsonType(ctx.req.headers['content-type'])) {
-    failure(ctx, 400, `contentType=${ctx.get('content-type') || '<none>'}, expected application/json`);
-    return undefined;
-  }
-  const read = await readBody(ctx.req, limit);
+/**
+ * The request's JSON, from a body read whole; undefined once a failure is answered. Synchronous,
+ * with the read awaited by its caller: an async function of its own here cost every review one
+ * more promise and microtask turn.
+ */
+function decodeJson(ctx: Koa.Context, read: BodyRead, limit: number): unknown | undefined {
   if ('problem' in read) {
     if (read.problem === 'too-large') failure(ctx, 413, `request entity is too large; limit is ${limit} bytes`);
     else failure(ctx, 400, 'could not read the request body');
@@ -128,20 +128,25 @@ export function createApp(options: AppOptions = {}): Koa {
     // The API server's timeout runs from the moment it sends, so the budget counts from arrival (on a
     // new connection, from its accept: the handshake is part of it), not from when the body is in.
     const arrived = lookups ? arrivalOf(ctx.req) : 0;
-    const body = await readJson(ctx, limit);
+    if (!isJsonType(ctx.req.headers['content-type'])) {
+      failure(ctx, 400, `contentType=${ctx.get('content-type') || '<none>'}, expected application/json`);
+      return;
+    }
+    const body = decodeJson(ctx, await readBody(ctx.req, limit), limit);
     if (body === undefined) return;
     if (!isAdmissionReview(body)) {
       failure(ctx, 400, 'the body is not an AdmissionReview (admission.k8s.io/v1 or v1beta1)');
       return;
     }
     // Only lookups can outlast the API server's timeout; without them there is no deadline to keep.
-    const notes: string[] = [];
-    const reviewed = lookups
-      ? review(body, { ...route.reviewOptions, lookups: guardLookups(lookups, arrived + reviewBudgetMs(timeoutParam(ctx)), policy, notes) })
-      : review(body, route.reviewOptions);
+    const notes: string[] | undefined = lookups ? [] : undefined;
+    const reviewed =
+      lookups && notes
+        ? review(body, { ...route.reviewOptions, lookups: guardLookups(lookups, arrived + reviewBudgetMs(timeoutParam(ctx)), policy, notes) })
+        : review(body, route.reviewOptions);
     // Awaited only when a lookup made it a Promise: most reviews answer synchronously.
     const out: AdmissionReview = reviewed instanceof Promise ? await reviewed : reviewed;
-    if (notes.length && out.response) out.response.warnings = [...(out.response.warnings ?? []), ...notes];
+    if (notes?.length && out.response) out.response.warnings = [...(out.response.warnings ?? []), ...notes];
     answerJson(ctx, 200, out);
     record(body as Review, out, route);
   }
@@ -151,10 +156,11 @@ export function createApp(options: AppOptions = {}): Koa {
     const code = response?.status?.code;
     // 422 Invalid, or 403 Forbidden for a protected DELETE: the request's own fault, not the review's.
     const verdict = response?.allowed ? 'allowed' : code === 422 || code === 403 ? 'denied' : 'errored';
+    const r = body.request ?? {};
+    // The request's kind and operation are read once, for the metrics and the log line alike.
+    const kind = text(r.kind?.kind, objectOf(r).kind);
+    const operation = text(r.operation);
     if (metrics) {
-      const r = body.request ?? {};
-      const kind = text(r.kind?.kind, objectOf(r).kind);
-      const operation = text(r.operation);
       // Label values from a closed set: a caller cannot grow the series count with made-up kinds.
       metrics.verdict(kind !== undefined && servedKinds.has(kind) ? kind : 'unknown', operation !== undefined && OPERATIONS.has(operation) ? operation : 'unknown', verdict);
     }
@@ -163,10 +169,28 @@ export function createApp(options: AppOptions = {}): Koa {
     if (verdict === 'allowed') {
       // Built only when debug is on: allowed is the common case, and at info nothing reads it.
       if (logger.isLevelEnabled('debug')) logger.debug({ ...describe(body), mode, path, patched: Boolean(response?.patch), warnings: response?.warnings?.length ?? 0 }, 'allowed');
-    } else {
-      const causes = response?.status?.details?.causes?.map((c) => c.field);
-      logger.info({ ...describe(body), mode, path, code, causes, ...(causes ? {} : { message: response?.status?.message }) }, verdict);
+      return;
     }
+    // Every denial is logged, so its fields are one object literal (describe()'s, in its order),
+    // not spreads of intermediate objects; pino leaves out the fields that are undefined.
+    const object = objectOf(r);
+    const causes = response?.status?.details?.causes?.map((c) => c.field);
+    logger.info(
+      {
+        uid: text(r.uid),
+        kind: kind ?? 'unknown',
+        namespace: text(r.namespace, object.metadata?.namespace),
+        name: text(r.name, object.metadata?.name),
+        operation: operation ?? 'unknown',
+        subResource: text(r.subResource) || undefined,
+        mode,
+        path,
+        code,
+        causes,
+        message: causes ? undefined : response?.status?.message,
+      },
+      verdict,
+    );
   }
 
   // Webhook POSTs are answered from one exact-path lookup; the router answers everything

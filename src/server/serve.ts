@@ -131,7 +131,10 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
     },
     createApp({ ...options, lookups, metrics, logger: log, draining: () => !ready }).callback(),
   );
-  stampArrivals(server);
+  // Only a review with lookups has a deadline to keep (see createApp), so only then is each
+  // request's arrival worth stamping: without them it was a WeakMap write and a clock read per
+  // request for nothing.
+  if (lookups) stampArrivals(server);
   server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
   server.requestTimeout = REQUEST_TIMEOUT_MS;
   server.headersTimeout = REQUEST_TIMEOUT_MS;
