@@ -87,8 +87,15 @@ describe('serve warms up before it is ready', { timeout: 60_000 }, () => {
   });
 
   it('neither counts warm-up reviews in the metrics nor logs them, while a real review is both', async () => {
-    const server = await start({ warmUp: { corpus: objects, budgetMs: 20_000 } });
+    // The webhook's own app answers the warm-up: the lookups given to it are what its reviews call.
+    let lookupCalls = 0;
+    const lookups = {
+      listResourceInterpreterCustomizations: () => (lookupCalls++, []),
+      getService: () => (lookupCalls++, undefined),
+    };
+    const server = await start({ lookups, warmUp: { corpus: objects, budgetMs: 20_000 } });
     await server.warmedUp;
+    expect(lookupCalls).toBeGreaterThan(0);
     const before = await metrics(server);
     expect(before).not.toMatch(/^controller_runtime_webhook_requests_total\{/m);
     expect(before).not.toMatch(/^fleetgate_admission_verdicts_total\{/m);
