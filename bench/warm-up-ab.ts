@@ -11,7 +11,10 @@
  * a busy machine weighs on all alike.
  *
  *   npm run bench:warm-up-ab -- --build base=/tmp/base --build this=. [--build 'cold=.,--warm-up=false']
- *                               [--samples 5 --blocks 30 --connections 32]
+ *                               [--samples 5 --blocks 30 --connections 32 --idle-ms 0]
+ *
+ * `--idle-ms`: how long the ready server sits idle before the load starts (a pod that got no
+ * request for a while: the idle collection runs after 5 s).
  *
  * A build is `name=dir[,flag...]`: `dir` holds a built checkout (`npm run build`: dir/dist/src/cli/bin.js),
  * the flags are added to `fleetgate serve`'s, except `--node=FLAG`, given to Node itself
@@ -57,11 +60,12 @@ function builds(specs: string[]): Build[] {
   });
 }
 
-async function sample(build: Build, blocks: number, connections: number, certs: ReturnType<typeof certDir>, mix: Mix): Promise<Sample> {
+async function sample(build: Build, blocks: number, connections: number, idleMs: number, certs: ReturnType<typeof certDir>, mix: Mix): Promise<Sample> {
   const started = performance.now();
   const server = await startWebhook({ bin: build.bin, certDir: certs.dir, ca: certs.ca, cpu: 0, logLevel: 'info', waitFor: 'ready', extraArgs: build.flags, nodeArgs: build.nodeArgs });
   const readyMs = performance.now() - started;
   try {
+    if (idleMs > 0) await new Promise((done) => setTimeout(done, idleMs));
     const target = { host: '127.0.0.1', port: server.ready.port, ca: certs.ca };
     const agent = keepAliveAgent(target, connections);
     const readyCpuMs = cpuSeconds(server.pid) * 1000;
@@ -90,7 +94,7 @@ async function sample(build: Build, blocks: number, connections: number, certs: 
 }
 
 const { values } = parseArgs({
-  options: { build: { type: 'string', multiple: true }, samples: { type: 'string' }, blocks: { type: 'string' }, connections: { type: 'string' } },
+  options: { build: { type: 'string', multiple: true }, samples: { type: 'string' }, blocks: { type: 'string' }, connections: { type: 'string' }, 'idle-ms': { type: 'string' } },
   strict: true,
 });
 const all = builds(values.build ?? []);
@@ -98,6 +102,7 @@ if (all.length === 0) throw new Error('give at least one --build name=dir');
 const samples = Number(values.samples ?? 5);
 const blocks = Number(values.blocks ?? 30);
 const connections = Number(values.connections ?? 32);
+const idleMs = Number(values['idle-ms'] ?? 0);
 if (!(blocks >= 6)) throw new Error('--blocks must be at least 6: the steady state is the last third');
 
 // The servers run on core 0 (where npm run pinned this process); the load moves to core 1.
@@ -107,14 +112,14 @@ const mix = new Mix();
 const runs = new Map<string, Sample[]>(all.map((b) => [b.name, []]));
 for (let s = 0; s < samples; s++)
   for (const build of all) {
-    runs.get(build.name)!.push(await sample(build, blocks, connections, certs, mix));
+    runs.get(build.name)!.push(await sample(build, blocks, connections, idleMs, certs, mix));
     process.stderr.write('.');
   }
 process.stderr.write('\n');
 
 const steadyOf = (r: Sample) => median(r.blocks.slice(Math.floor((blocks * 2) / 3)));
 console.log(
-  `warm-up-ab: ${samples} fresh fleetgate serve processes per build (server on core 0, load on core 1), alternating; ${blocks} blocks of ${BLOCK} requests of the soak's mix over ${connections} new keep-alive HTTPS connections once /readyz answers 200, log level info. ` +
+  `warm-up-ab: ${samples} fresh fleetgate serve processes per build (server on core 0, load on core 1), alternating; ${blocks} blocks of ${BLOCK} requests of the soak's mix over ${connections} new keep-alive HTTPS connections once /readyz answers 200${idleMs ? ` and then ${idleMs} ms idle` : ''}, log level info. ` +
     `Early blocks as the median over samples of (block CPU / that sample's steady CPU, the median of its last ${blocks - Math.floor((blocks * 2) / 3)} blocks).`,
 );
 const head = ['build', ...Array.from({ length: SHOWN }, (_, b) => `block ${b + 1}`), 'blocks 1-3', 'steady ms', 'ready ms', 'CPU to ready ms'];
