@@ -9,10 +9,10 @@
  * logger and lookups) with the same certificate, so TLS, Node's HTTP parser, Koa, routing, decoding,
  * the schemas and the rules get compiled for the very objects that serve the API server (a second
  * app built for the warm-up, as before, shared the code but not those objects; measured, it made
- * no difference either way). It is a twin listener, not the webhook's port, because that one may demand client certificates
- * (--client-ca-file) the warm-up has none of. The twin marks each request it receives
- * (warm-up-mark.ts) and the app neither counts marked requests in its metrics nor logs them, so
- * warm-up reviews never reach operators' dashboards or logs.
+ * no difference either way). It is a twin listener, not the webhook's port, because that one may
+ * demand client certificates (--client-ca-file) the warm-up has none of. The twin marks each
+ * request it receives (warm-up-mark.ts) and the app neither counts marked requests in its metrics
+ * nor logs them, so warm-up reviews never reach operators' dashboards or logs.
  *
  * How much is counted in rounds of the corpus (reviews per kind), with a time cap for a starved
  * machine only: a 1 s cap cut the warm-up short even on a quiet machine. What leaves the first
@@ -68,7 +68,7 @@ export interface WarmUpResult {
 export const WARM_UP_ROUNDS = 10;
 /** Keep-alive connections the warm-up uses by default. */
 export const WARM_UP_CONNECTIONS = 16;
-/** The default time cap: on a quiet machine the rounds take under a second; only a starved process reaches it. */
+/** The default time cap: the rounds took 1.5-2 s of CPU on a busy shared machine; only a starved process reaches it. */
 export const WARM_UP_BUDGET_MS = 5000;
 
 /** The corpus shipped in the package, or undefined where there is none (running from source). */
