@@ -4,6 +4,9 @@ import { runInNewContext } from 'node:vm';
 
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;
+// V8's flags are the whole process's: left on, every test file's worker thread started later would
+// get a global gc(), which heap-growth.test.ts checks serve() never leaves behind.
+setFlagsFromString('--no-expose-gc');
 
 export function heapAfterGcMiB(): number {
   gc();

@@ -173,6 +173,8 @@ export interface WebhookOptions {
   /** Node's own flags for the server process (`--trace-gc`, `--cpu-prof`…). */
   nodeArgs?: string[];
   onLine?: (line: unknown) => void;
+  /** The CLI to run (default: this checkout's fleetgateBin); another build's, to compare builds. */
+  bin?: string;
 }
 
 /** A port free on 127.0.0.1 a moment ago (the system's pick for port 0, released). */
@@ -204,7 +206,8 @@ function accepts(port: number): Promise<boolean> {
  * taken meanwhile by another process (the server exits at once) is picked again.
  */
 export async function startWebhook(options: WebhookOptions = {}): Promise<ServerProcess<WebhookReady>> {
-  if (!existsSync(fleetgateBin)) throw new Error(`${fleetgateBin} is missing: run npm run build first`);
+  const bin = options.bin ?? fleetgateBin;
+  if (!existsSync(bin)) throw new Error(`${bin} is missing: run npm run build first`);
   for (let attempt = 1; ; attempt++) {
     try {
       return await startWebhookOn(await freePort(), await freePort(), options);
@@ -217,7 +220,7 @@ export async function startWebhook(options: WebhookOptions = {}): Promise<Server
 async function startWebhookOn(port: number, probePort: number, options: WebhookOptions): Promise<ServerProcess<WebhookReady>> {
   // With no certificate flags the server writes development certificates to ./certs: a fresh folder each run.
   const cwd = options.certDir ? undefined : mkdtempSync(join(tmpdir(), 'fleetgate-reliability-'));
-  const args = [...(options.nodeArgs ?? []), fleetgateBin, 'serve', '--port', String(port), '--probe-port', String(probePort), '--bind-address', '127.0.0.1', '--log-level', options.logLevel ?? 'info'];
+  const args = [...(options.nodeArgs ?? []), options.bin ?? fleetgateBin, 'serve', '--port', String(port), '--probe-port', String(probePort), '--bind-address', '127.0.0.1', '--log-level', options.logLevel ?? 'info'];
   if (options.certDir) args.push('--cert-dir', options.certDir);
   args.push(...(options.extraArgs ?? []));
   return startServerProcess<WebhookReady>({

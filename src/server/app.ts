@@ -14,6 +14,7 @@ import { readBody, type BodyRead } from './body.js';
 import { guardLookups, reviewBudgetMs, type ContextFailurePolicy } from './deadline.js';
 import { DELETION_PROTECTION_PATH } from '../engine/deletion-protection.js';
 import type { RequestMetrics, WebhookMetrics } from './metrics.js';
+import { isWarmUp } from './warm-up-mark.js';
 
 /**
  * The API server sends objects of up to about 3 MiB, and an UPDATE carries two of
@@ -124,7 +125,7 @@ export function createApp(options: AppOptions = {}): Koa {
 
   const servedKinds = new Set(kindsFor(groupDomain).map((info) => info.kind));
 
-  async function answerReview(ctx: Koa.Context, route: Route): Promise<void> {
+  async function answerReview(ctx: Koa.Context, route: Route, quiet: boolean): Promise<void> {
     // The API server's timeout runs from the moment it sends, so the budget counts from arrival (on a
     // new connection, from its accept: the handshake is part of it), not from when the body is in.
     const arrived = lookups ? arrivalOf(ctx.req) : 0;
@@ -148,7 +149,7 @@ export function createApp(options: AppOptions = {}): Koa {
     const out: AdmissionReview = reviewed instanceof Promise ? await reviewed : reviewed;
     if (notes?.length && out.response) out.response.warnings = [...(out.response.warnings ?? []), ...notes];
     answerJson(ctx, 200, out);
-    record(body as Review, out, route);
+    if (!quiet) record(body as Review, out, route);
   }
 
   function record(body: Review, out: AdmissionReview, route: Route): void {
@@ -199,7 +200,7 @@ export function createApp(options: AppOptions = {}): Koa {
   const serveReviews = (path: string, mode: ReviewOptions['mode'], kind?: string) => {
     const route: Route = { path, mode, reviewOptions: { mode, kind, groupDomain, ...ruleOptions }, track: metrics?.forWebhook(path) };
     routes.set(path, route);
-    router.post(path, (ctx) => answerReview(ctx, route));
+    router.post(path, (ctx) => answerReview(ctx, route, isWarmUp(ctx.req)));
   };
   serveReviews('/validate', 'validate');
   serveReviews('/mutate', 'mutate');
@@ -217,13 +218,15 @@ export function createApp(options: AppOptions = {}): Koa {
   app.use(async (ctx, next) => {
     const post = ctx.method === 'POST';
     const route = post ? routes.get(ctx.path) : undefined;
-    const track = route ? route.track : post ? unmatched : undefined;
+    // The warm-up's requests run this very code but are never counted nor logged (warm-up-mark.ts).
+    const quiet = isWarmUp(ctx.req);
+    const track = quiet ? undefined : route ? route.track : post ? unmatched : undefined;
     const started = track ? performance.now() : 0;
     track?.inFlight.inc();
     try {
-      await (route ? answerReview(ctx, route) : next());
+      await (route ? answerReview(ctx, route, quiet) : next());
     } catch (err) {
-      logger?.error({ err: (err as Error).message, path: ctx.path }, 'internal error');
+      if (!quiet) logger?.error({ err: (err as Error).message, path: ctx.path }, 'internal error');
       failure(ctx, 500, 'internal error');
     } finally {
       if (options.draining?.()) ctx.set('Connection', 'close');

@@ -121,6 +121,7 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
   /** True until the warm-up is over: readiness waits for it. */
   let warming = warmUpSettings !== undefined;
   const warmUpStop = new AbortController();
+  const handler = createApp({ ...options, lookups, metrics, logger: log, draining: () => !ready }).callback();
   const server = createHttpsServer(
     {
       ...initialTls,
@@ -129,7 +130,7 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
       connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS,
       ...(options.clientCaFile ? { requestCert: true, rejectUnauthorized: true } : {}),
     },
-    createApp({ ...options, lookups, metrics, logger: log, draining: () => !ready }).callback(),
+    handler,
   );
   // Only a review with lookups has a deadline to keep (see createApp), so only then is each
   // request's arrival worth stamping: without them it was a WeakMap write and a clock read per
@@ -186,12 +187,9 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
   );
 
   if (warmUpSettings) {
-    // The twin's app has its own metrics registry, never exposed, and a logger at the same level that
-    // writes nowhere: the code that counts and logs reviews is compiled, and warm-up reviews are never
-    // counted nor logged. Only lookups answered from files are used; a user's or the control plane's
-    // would be called for nothing.
-    const discard = pino({ level: log.level }, { write: () => undefined });
-    const handler = createApp({ ...options, logger: discard, metrics: createMetrics(), lookups: staticLookups }).callback();
+    // The webhook's own handler on a twin listener, so V8 compiles the very closures and objects that
+    // serve the API server. The app neither counts nor logs the warm-up's requests; its lookups answer
+    // them as they answer any review.
     warmedUp = runWarmUp(handler, { cert: initialTls.cert, key: initialTls.key, minVersion: options.tlsMinVersion ?? 'TLSv1.2' }, warmUpSettings, groupDomain, warmUpStop.signal, log).finally(() => (warming = false));
   }
 

@@ -5,19 +5,28 @@
  * compiled code; without this, a rollout's new pod answers its first requests several times
  * slower and a steady load queues behind them.
  *
- * The twin listener serves the same handler code with the same certificate, so TLS, Node's HTTP
- * parser, Koa, routing, decoding, the schemas and the rules get compiled exactly as they run for
- * the API server. It is a twin, not the webhook's own port, because that one may demand client
- * certificates (--client-ca-file) the warm-up has none of, and its app counts metrics and logs
- * denials: the twin's app has its own metrics registry and a logger that writes nowhere (serve.ts),
- * so that code is compiled too, and warm-up reviews never reach operators' dashboards or logs.
+ * The twin listener serves the webhook's own handler (the same Koa app, middleware, metrics objects,
+ * logger and lookups) with the same certificate, so TLS, Node's HTTP parser, Koa, routing, decoding,
+ * the schemas and the rules get compiled for the very objects that serve the API server (a second
+ * app built for the warm-up, as before, shared the code but not those objects; measured, it made
+ * no difference either way). It is a twin listener, not the webhook's port, because that one may
+ * demand client certificates (--client-ca-file) the warm-up has none of. The twin marks each
+ * request it receives (warm-up-mark.ts) and the app neither counts marked requests in its metrics
+ * nor logs them, so warm-up reviews never reach operators' dashboards or logs.
  *
  * How much is counted in rounds of the corpus (reviews per kind), with a time cap for a starved
- * machine only: a 1 s cap cut the warm-up short even on a quiet machine. Within the warm-up a round's
- * CPU (181 requests) fell from ~300 ms to ~150 in the second round and ~85–95 from the eighth on, but
- * ten rounds instead of three did not make the first requests after readiness measurably cheaper
- * (docs/reliability.md) and doubled the time to ready, so three it is. Then a full garbage
- * collection, while no request waits for it, leaves the heap small.
+ * machine only: a 1 s cap cut the warm-up short even on a quiet machine. What leaves the first
+ * requests after readiness near the steady cost is V8's optimizing compiler having run, and many
+ * functions reach it only after some thousand requests: three rounds left the first 1,500 requests
+ * at 2.5-3.3 times the steady CPU (--trace-opt: some 250 functions compiled by TurboFan in the first
+ * 2,000 requests, about all of that extra CPU). So ten rounds, over 16 connections.
+ *
+ * The full garbage collection that leaves the heap small runs halfway through the rounds, not after
+ * them. One after them, when no request is in flight any more, left twice as many functions to be
+ * optimized after readiness as no collection did (--trace-opt, 20 rounds), and 16 rounds followed by
+ * it still left the first requests at 2.2-2.3 times the steady cost: it probably frees what only the
+ * requests kept alive, and V8 drops the optimized code that depended on it. The rounds after it
+ * compile that code again before readiness. Figures: docs/reliability.md (npm run bench:warm-up-ab).
  */
 import { readFileSync } from 'node:fs';
 import { Agent, createServer, request, type ServerOptions } from 'node:https';
@@ -26,6 +35,7 @@ import type { AddressInfo } from 'node:net';
 import { kindsFor } from '../../rules/index.js';
 import { DELETION_PROTECTION_PATH } from '../engine/deletion-protection.js';
 import { collectGarbage } from './heap.js';
+import { markWarmUp } from './warm-up-mark.js';
 
 /** Where `npm run build` writes the corpus (scripts/warm-up-corpus.mjs), next to this module in dist. */
 export const WARM_UP_CORPUS_FILE = 'warm-up-corpus.json';
@@ -35,7 +45,7 @@ export interface WarmUpSettings {
   budgetMs?: number;
   /** How many times the corpus is sent (default WARM_UP_ROUNDS). */
   rounds?: number;
-  /** Keep-alive connections used at once (default 4). */
+  /** Keep-alive connections used at once (default WARM_UP_CONNECTIONS). */
   connections?: number;
   /** The objects reviewed; default: the corpus shipped in the package. */
   corpus?: readonly Record<string, unknown>[];
@@ -50,13 +60,15 @@ export interface WarmUpResult {
   cpuMs: number;
   /** True when the budget ran out before every round was sent. */
   cutShort: boolean;
-  /** V8 heap in use (MiB) before and after the full collection that ends the warm-up (absent when aborted). */
+  /** V8 heap in use (MiB) before and after the warm-up's full collection (absent when aborted before it). */
   heapUsedMiB?: { before: number; after: number };
 }
 
 /** Rounds of the corpus sent by default: 13 reviews of each kind a round. */
-export const WARM_UP_ROUNDS = 3;
-/** The default time cap: on a quiet machine the rounds take under a second; only a starved process reaches it. */
+export const WARM_UP_ROUNDS = 10;
+/** Keep-alive connections the warm-up uses by default. */
+export const WARM_UP_CONNECTIONS = 16;
+/** The default time cap: the rounds took 1.5-2 s of CPU on a busy shared machine; only a starved process reaches it. */
 export const WARM_UP_BUDGET_MS = 5000;
 
 /** The corpus shipped in the package, or undefined where there is none (running from source). */
@@ -131,10 +143,13 @@ function post(agent: Agent, port: number, item: WarmUpRequest): Promise<number> 
 export async function warmUp(handler: RequestListener, tls: Pick<ServerOptions, 'cert' | 'key' | 'minVersion'>, requests: WarmUpRequest[], settings: WarmUpSettings, signal?: AbortSignal): Promise<WarmUpResult> {
   const budgetMs = settings.budgetMs ?? WARM_UP_BUDGET_MS;
   const rounds = settings.rounds ?? WARM_UP_ROUNDS;
-  const connections = settings.connections ?? 4;
+  const connections = settings.connections ?? WARM_UP_CONNECTIONS;
   const started = performance.now();
   const cpuAtStart = cpuMs();
-  const twin = createServer({ ...tls }, handler);
+  const twin = createServer({ ...tls }, (req, res) => {
+    markWarmUp(req);
+    handler(req, res);
+  });
   await new Promise<void>((done, fail) => {
     twin.once('error', fail);
     twin.listen(0, '127.0.0.1', () => done());
@@ -146,9 +161,18 @@ export async function warmUp(handler: RequestListener, tls: Pick<ServerOptions, 
   const total = requests.length * rounds;
   let next = 0;
   let reviews = 0;
+  let heapUsedMiB: WarmUpResult['heapUsedMiB'];
+  const collect = () => {
+    const before = process.memoryUsage().heapUsed;
+    collectGarbage();
+    heapUsedMiB = { before: before / 2 ** 20, after: process.memoryUsage().heapUsed / 2 ** 20 };
+  };
+  // Halfway, while requests are in flight, so the rounds after it compile again what it discards.
+  const collectAt = Math.floor(total / 2);
   const stop = () => signal?.aborted || performance.now() >= deadline;
   const worker = async () => {
     while (next < total && !stop()) {
+      if (next === collectAt && !heapUsedMiB) collect();
       const item = requests[next++ % requests.length]!;
       if ((await post(agent, port, item)) === 200) reviews++;
     }
@@ -163,11 +187,7 @@ export async function warmUp(handler: RequestListener, tls: Pick<ServerOptions, 
     twin.closeAllConnections();
     await new Promise<void>((done) => twin.close(() => done()));
   }
-  let heapUsedMiB: WarmUpResult['heapUsedMiB'];
-  if (!signal?.aborted) {
-    const before = process.memoryUsage().heapUsed;
-    collectGarbage();
-    heapUsedMiB = { before: before / 2 ** 20, after: process.memoryUsage().heapUsed / 2 ** 20 };
-  }
+  // Cut short by its budget before halfway: the collection still comes before readiness.
+  if (!signal?.aborted && !heapUsedMiB) collect();
   return { reviews, ms: performance.now() - started, cpuMs: cpuMs() - cpuAtStart, cutShort: next < total, heapUsedMiB };
 }

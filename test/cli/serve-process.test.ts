@@ -73,7 +73,7 @@ describe.skipIf(!built)('fleetgate serve as a process (runs dist/, which npm tes
         request({ host, port, path: '/healthz', method: 'GET', ca }, (res) => (res.resume(), done(res.statusCode ?? 0))).on('error', fail).end();
       });
     for (const host of ['localhost', '127.0.0.1', ...(ipv6 ? ['::1'] : [])]) expect(await status(host), host).toBe(404);
-    // Ready once the warm-up over the shipped corpus is over (at most about a second).
+    // Ready once the warm-up over the shipped corpus is over (its cap is 5 s).
     const readyz = () => fetch(`http://localhost:${probePort}/readyz`).then((r) => r.status);
     for (const until = Date.now() + 20_000; (await readyz()) !== 200 && Date.now() < until; ) await new Promise((r) => setTimeout(r, 50));
     expect(await readyz()).toBe(200);

@@ -1,12 +1,15 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { request } from 'node:https';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { constants, PerformanceObserver } from 'node:perf_hooks';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { createCA } from '../../certs/tinyca.js';
 import { serve, type RunningServer, type ServeOptions } from '../../src/server/serve.js';
-import { warmUpRequests, WARM_UP_ROUNDS } from '../../src/server/warm-up.js';
+import { warmUp, warmUpRequests, WARM_UP_ROUNDS } from '../../src/server/warm-up.js';
+import { isWarmUp } from '../../src/server/warm-up-mark.js';
 import { review } from '../../src/admission/review.js';
 import { kindsFor } from '../../rules/index.js';
 import { corpus } from '../../bench/corpus.js';
@@ -71,6 +74,36 @@ describe('the warm-up corpus', () => {
   });
 });
 
+describe('warmUp()', { timeout: 60_000 }, () => {
+  it('marks every request it sends, and runs its full collection halfway through, between requests', async () => {
+    const dir = servingCertDir(ca);
+    const tls = { cert: readFileSync(join(dir, 'tls.crt')), key: readFileSync(join(dir, 'tls.key')) };
+    const seen: { at: number; marked: boolean }[] = [];
+    const handler = (req: IncomingMessage, res: ServerResponse) => {
+      seen.push({ at: performance.now(), marked: isWarmUp(req) });
+      req.resume();
+      req.on('end', () => res.end('{}'));
+    };
+    const forced: number[] = [];
+    const observer = new PerformanceObserver((list) => {
+      for (const entry of list.getEntries()) if (((entry as { detail?: { flags?: number } }).detail?.flags ?? 0) & constants.NODE_PERFORMANCE_GC_FLAGS_FORCED) forced.push(entry.startTime);
+    });
+    observer.observe({ entryTypes: ['gc'] });
+    // 13 requests a round (3 objects x 4, one DELETE), 4 rounds over 2 connections.
+    const requests = warmUpRequests(objects.slice(0, 3), 'karmada.io');
+    const result = await warmUp(handler, tls, requests, { rounds: 4, connections: 2 });
+    await new Promise((r) => setTimeout(r, 100));
+    observer.disconnect();
+    expect(result).toMatchObject({ reviews: 52, cutShort: false, heapUsedMiB: expect.any(Object) });
+    expect(seen.every((s) => s.marked)).toBe(true);
+    expect(forced).toHaveLength(1);
+    const before = seen.filter((s) => s.at < forced[0]!).length;
+    // The 26th request is the one after the collection; the other connection's may have come in first.
+    expect(before).toBeGreaterThanOrEqual(24);
+    expect(before).toBeLessThanOrEqual(28);
+  });
+});
+
 describe('serve warms up before it is ready', { timeout: 60_000 }, () => {
   it('answers /readyz 503 while warming up and 200 once done; liveness answers throughout', async () => {
     const server = await start({ warmUp: { corpus: objects, budgetMs: 20_000 } });
@@ -87,8 +120,15 @@ describe('serve warms up before it is ready', { timeout: 60_000 }, () => {
   });
 
   it('neither counts warm-up reviews in the metrics nor logs them, while a real review is both', async () => {
-    const server = await start({ warmUp: { corpus: objects, budgetMs: 20_000 } });
+    // The webhook's own app answers the warm-up: the lookups given to it are what its reviews call.
+    let lookupCalls = 0;
+    const lookups = {
+      listResourceInterpreterCustomizations: () => (lookupCalls++, []),
+      getService: () => (lookupCalls++, undefined),
+    };
+    const server = await start({ lookups, warmUp: { corpus: objects, budgetMs: 20_000 } });
     await server.warmedUp;
+    expect(lookupCalls).toBeGreaterThan(0);
     const before = await metrics(server);
     expect(before).not.toMatch(/^controller_runtime_webhook_requests_total\{/m);
     expect(before).not.toMatch(/^fleetgate_admission_verdicts_total\{/m);
@@ -118,7 +158,7 @@ describe('serve warms up before it is ready', { timeout: 60_000 }, () => {
     expect(server.lines.find((l) => l.msg?.startsWith('warmed up in '))?.msg).toContain('cut short by its time budget');
   });
 
-  it('ends with a full garbage collection before readiness: the heap in use falls', async () => {
+  it('runs a full garbage collection before readiness: the heap in use falls', async () => {
     const server = await start({ warmUp: { corpus: objects, budgetMs: 20_000, rounds: 2 } });
     const result = await server.warmedUp;
     expect(result!.heapUsedMiB!.after).toBeLessThan(result!.heapUsedMiB!.before);
