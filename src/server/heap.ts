@@ -9,6 +9,7 @@
  */
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
+import { processCpuMs } from '../util/cpu-time.js';
 
 export const OLD_GENERATION_GROWTH_PERCENT = 50;
 
@@ -67,10 +68,7 @@ export interface IdleCollectionOptions {
 export function collectWhenIdle(options: IdleCollectionOptions = {}): { done: Promise<boolean>; stop(): void } {
   const windowMs = options.windowMs ?? 5000;
   const idleShare = options.idleShare ?? 0.05;
-  const cpuMs = options.cpuMs ?? (() => {
-    const u = process.cpuUsage();
-    return (u.user + u.system) / 1000;
-  });
+  const cpuMs = options.cpuMs ?? processCpuMs;
   const collectNow = options.collect ?? collectGarbage;
   let tries = options.tries ?? 12;
   let timer: NodeJS.Timeout | undefined;

@@ -35,6 +35,7 @@ import type { AddressInfo } from 'node:net';
 import { kindsFor } from '../../rules/index.js';
 import { DELETION_PROTECTION_PATH } from '../engine/deletion-protection.js';
 import { collectGarbage } from './heap.js';
+import { processCpuMs } from '../util/cpu-time.js';
 import { markWarmUp } from './warm-up-mark.js';
 
 /** Where `npm run build` writes the corpus (scripts/warm-up-corpus.mjs), next to this module in dist. */
@@ -117,11 +118,6 @@ export function warmUpRequests(corpus: readonly Record<string, unknown>[], group
   return out;
 }
 
-const cpuMs = () => {
-  const u = process.cpuUsage();
-  return (u.user + u.system) / 1000;
-};
-
 /** One POST over `agent`; resolves with the status once the answer is read (0 on a transport error). */
 function post(agent: Agent, port: number, item: WarmUpRequest): Promise<number> {
   return new Promise((done) => {
@@ -145,7 +141,7 @@ export async function warmUp(handler: RequestListener, tls: Pick<ServerOptions, 
   const rounds = settings.rounds ?? WARM_UP_ROUNDS;
   const connections = settings.connections ?? WARM_UP_CONNECTIONS;
   const started = performance.now();
-  const cpuAtStart = cpuMs();
+  const cpuAtStart = processCpuMs();
   const twin = createServer({ ...tls }, (req, res) => {
     markWarmUp(req);
     handler(req, res);
@@ -189,5 +185,5 @@ export async function warmUp(handler: RequestListener, tls: Pick<ServerOptions, 
   }
   // Cut short by its budget before halfway: the collection still comes before readiness.
   if (!signal?.aborted && !heapUsedMiB) collect();
-  return { reviews, ms: performance.now() - started, cpuMs: cpuMs() - cpuAtStart, cutShort: next < total, heapUsedMiB };
+  return { reviews, ms: performance.now() - started, cpuMs: processCpuMs() - cpuAtStart, cutShort: next < total, heapUsedMiB };
 }
