@@ -10,6 +10,10 @@ export interface ProcessSample {
   t: number;
   rssMiB: number;
   fds: number;
+  /** CPU seconds the sampled process has used so far. */
+  cpuSeconds: number;
+  /** CPU seconds the sampling process itself (the harness, the load) has used so far. */
+  samplerCpuSeconds: number;
   /** V8 heap in use, when a metrics URL was given and answered. */
   heapUsedMiB?: number;
   heapTotalMiB?: number;
@@ -94,7 +98,8 @@ export class ProcessSampler {
 
   async sample(): Promise<ProcessSample> {
     const t = (performance.now() - this.started) / 1000;
-    const sample: ProcessSample = { t, rssMiB: rssMiB(this.pid), fds: openFds(this.pid) };
+    const own = process.cpuUsage();
+    const sample: ProcessSample = { t, rssMiB: rssMiB(this.pid), fds: openFds(this.pid), cpuSeconds: cpuSeconds(this.pid), samplerCpuSeconds: (own.user + own.system) / 1e6 };
     if (this.metricsUrl) {
       const heap = await heapFromMetrics(this.metricsUrl);
       if (heap) Object.assign(sample, { heapUsedMiB: heap.used, heapTotalMiB: heap.total });
@@ -111,6 +116,18 @@ export class ProcessSampler {
   stop(): ProcessSample[] {
     clearInterval(this.timer);
     return this.samples;
+  }
+
+  /**
+   * The share of a core (0–1) the sampled process (`server`) and the sampler's own process
+   * (`sampler`) used between the sample before `sample` and it: per second, whether a slow
+   * second was a busy server or a busy load generator.
+   */
+  cpuShareBefore(sample: ProcessSample): { server: number; sampler: number } | undefined {
+    const before = this.samples[this.samples.indexOf(sample) - 1];
+    if (!before) return undefined;
+    const seconds = sample.t - before.t;
+    return { server: (sample.cpuSeconds - before.cpuSeconds) / seconds, sampler: (sample.samplerCpuSeconds - before.samplerCpuSeconds) / seconds };
   }
 
   /** Mean of `field` over the samples taken from `from` to `to` seconds. */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { connect, createServer, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { tcpPeerPorts } from '../../bench/reliability/process-stats.js';
+import { ProcessSampler, tcpPeerPorts, type ProcessSample } from '../../bench/reliability/process-stats.js';
 
 const linux = process.platform === 'linux';
 
@@ -30,5 +30,27 @@ describe.skipIf(!linux)('tcpPeerPorts (reads /proc: Linux only)', () => {
       for (const s of [...clients, ...accepted]) s.destroy();
       await new Promise<void>((done) => server.close(() => done()));
     }
+  });
+});
+
+describe.skipIf(!linux)('ProcessSampler CPU shares (reads /proc: Linux only)', () => {
+  it('reads the CPU time of the sampled process and of its own process with each sample', async () => {
+    const sampler = new ProcessSampler(process.pid);
+    const first = await sampler.sample();
+    const burnUntil = process.cpuUsage().user + 20_000;
+    while (process.cpuUsage().user < burnUntil); // 20 ms of CPU
+    const second = await sampler.sample();
+    // The sampled process is this one: both readings moved by the CPU just burnt.
+    expect(second.cpuSeconds - first.cpuSeconds).toBeGreaterThanOrEqual(0.01);
+    expect(second.samplerCpuSeconds - first.samplerCpuSeconds).toBeGreaterThanOrEqual(0.02);
+  });
+
+  it("gives each second's share of a core, of the server and of the sampler, from the sample before", () => {
+    const sampler = new ProcessSampler(process.pid);
+    const at = (t: number, cpuSeconds: number, samplerCpuSeconds: number): ProcessSample => ({ t, rssMiB: 1, fds: 1, cpuSeconds, samplerCpuSeconds });
+    sampler.samples.push(at(1, 2, 1), at(1.5, 2.25, 1.4), at(2.5, 3.25, 1.4));
+    expect(sampler.cpuShareBefore(sampler.samples[0]!)).toBeUndefined();
+    expect(sampler.cpuShareBefore(sampler.samples[1]!)).toEqual({ server: 0.5, sampler: expect.closeTo(0.8, 9) });
+    expect(sampler.cpuShareBefore(sampler.samples[2]!)).toEqual({ server: 1, sampler: 0 });
   });
 });
