@@ -14,6 +14,7 @@
  * the run says nothing about the server.
  */
 import { spawnSync } from 'node:child_process';
+import { PerformanceObserver } from 'node:perf_hooks';
 import { numberFlags } from './args.js';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -58,6 +59,12 @@ const onServerLine = (line: unknown) => {
 };
 /** When the recorded seconds began (performance.now()). */
 let recordedFrom = Number.NaN;
+
+/** The load generator's own GC pauses (this process): a stalled generator fires late and reads answers late. */
+const loadGcPauses: { at: number; ms: number }[] = [];
+new PerformanceObserver((list) => {
+  for (const entry of list.getEntries()) loadGcPauses.push({ at: entry.startTime, ms: entry.duration });
+}).observe({ entryTypes: ['gc'] });
 
 interface SoakRun {
   /** CPU seconds the server used over the recorded seconds. */
@@ -156,14 +163,15 @@ async function main(): Promise<number> {
   const { result, sampler } = run;
   const cpuMs = (run.cpu * 1000) / result.answered;
 
-  const gcIn = (second: number) => gcPauses.filter((g) => Math.floor((g.at - recordedFrom) / 1000) + 1 === second);
-  console.log(`   s | fired | errors | p50 ms | p99 ms | p99.9 ms | max ms | lag ms | server CPU % | load CPU % | RSS MiB | heap MiB${traceGc ? ' | GC ms (longest)' : ''}`);
+  const inSecond = <T extends { at: number }>(pauses: readonly T[], second: number) => pauses.filter((g) => Math.floor((g.at - recordedFrom) / 1000) + 1 === second);
+  const gcIn = (second: number) => inSecond(gcPauses, second);
+  console.log(`   s | fired | errors | p50 ms | p99 ms | p99.9 ms | max ms | lag ms | server CPU % | load CPU % | load GC ms | RSS MiB | heap MiB${traceGc ? ' | GC ms (longest)' : ''}`);
   for (const s of result.seconds) {
     // The sample taken nearest the end of this second (timers run late on a busy machine).
     const memory = run.samples.reduce<ProcessSample | undefined>((best, x) => (best && Math.abs(best.t - s.second) <= Math.abs(x.t - s.second) ? best : x), undefined);
     const share = memory && sampler.cpuShareBefore(memory);
     console.log(
-      `${String(s.second).padStart(4)} | ${String(s.fired).padStart(5)} | ${String(s.errors).padStart(6)} | ${ms(s.p50).padStart(6)} | ${ms(s.p99).padStart(6)} | ${ms(s.p999).padStart(8)} | ${s.max.toFixed(1).padStart(6)} | ${s.maxLagMs.toFixed(1).padStart(6)} | ${percent(share?.server).padStart(12)} | ${percent(share?.sampler).padStart(10)} | ${(memory?.rssMiB ?? Number.NaN).toFixed(1).padStart(7)} | ${(memory?.heapUsedMiB ?? Number.NaN).toFixed(1).padStart(8)}${traceGc ? ` | ${gcIn(s.second).reduce((a, g) => a + g.ms, 0).toFixed(1).padStart(5)} (${Math.max(0, ...gcIn(s.second).map((g) => g.ms)).toFixed(1)})` : ''}`,
+      `${String(s.second).padStart(4)} | ${String(s.fired).padStart(5)} | ${String(s.errors).padStart(6)} | ${ms(s.p50).padStart(6)} | ${ms(s.p99).padStart(6)} | ${ms(s.p999).padStart(8)} | ${s.max.toFixed(1).padStart(6)} | ${s.maxLagMs.toFixed(1).padStart(6)} | ${percent(share?.server).padStart(12)} | ${percent(share?.sampler).padStart(10)} | ${inSecond(loadGcPauses, s.second).reduce((a, g) => a + g.ms, 0).toFixed(1).padStart(10)} | ${(memory?.rssMiB ?? Number.NaN).toFixed(1).padStart(7)} | ${(memory?.heapUsedMiB ?? Number.NaN).toFixed(1).padStart(8)}${traceGc ? ` | ${gcIn(s.second).reduce((a, g) => a + g.ms, 0).toFixed(1).padStart(5)} (${Math.max(0, ...gcIn(s.second).map((g) => g.ms)).toFixed(1)})` : ''}`,
     );
   }
   const all = summarizeLatencies(result.latencies);
