@@ -1,8 +1,9 @@
 /**
  * Is a change to the library faster? validate() (or applyDefaults()) of a baseline build and of
- * this build, in one process, over the library bench's corpus, in alternating rounds: whatever
- * else the shared machine does hits both sides of each round alike, so the per-round CPU-time
- * ratio shows differences of a few per cent that separate runs of `npm run bench` cannot.
+ * this build, in one process, over the library bench's corpus, in rounds that run baseline, this
+ * build, this build, baseline (ABBA): whatever else the shared machine does hits both sides of
+ * each round alike, and neither side always runs first, so the per-round CPU-time ratio shows
+ * differences of a few per cent that separate runs of `npm run bench` cannot.
  *
  *   git worktree add ../baseline <commit> && (cd ../baseline && npm ci && npm run build)
  *   npm run bench:ab -- ../baseline/dist [Kind[,Kind...]]
@@ -57,20 +58,25 @@ warmUp(WARMUP_SECONDS, () => {
   round(current);
 });
 
+// Each round runs both sides twice, in ABBA order (baseline, this build, this build, baseline):
+// a side's run pays for garbage the run before it left, and whichever side ran first in every
+// round would be charged differently from the other (a build against a copy of itself read
+// about 1.01). Within an ABBA round each side has one run after itself and one after the other.
 const ratios: number[] = [];
 let baselineTotal = 0;
 let currentTotal = 0;
 for (let r = 0; r < ROUNDS; r++) {
   const before = round(baseline);
-  const after = round(current);
-  ratios.push(after / before);
-  baselineTotal += before;
+  const after = round(current) + round(current);
+  const beforeAgain = before + round(baseline);
+  ratios.push(after / beforeAgain);
+  baselineTotal += beforeAgain;
   currentTotal += after;
 }
 const at = (q: number) => quantile(ratios, q).toFixed(3);
-const rate = (micros: number) => Math.round((ROUNDS * PASSES_PER_ROUND * objects.length) / (micros / 1e6)).toLocaleString('en-US');
+const rate = (micros: number) => Math.round((2 * ROUNDS * PASSES_PER_ROUND * objects.length) / (micros / 1e6)).toLocaleString('en-US');
 
-console.log(`${functionName}() over ${objects.length} objects${kindList ? ` of kinds ${kindList}` : ''}; ${ROUNDS} alternating rounds of ${PASSES_PER_ROUND} passes`);
+console.log(`${functionName}() over ${objects.length} objects${kindList ? ` of kinds ${kindList}` : ''}; ${ROUNDS} ABBA rounds of ${PASSES_PER_ROUND} passes`);
 console.log(`baseline (${baselineDir}): ${rate(baselineTotal)} objects per CPU-second`);
 console.log(`this build            : ${rate(currentTotal)} objects per CPU-second`);
 console.log(`this build / baseline : ${at(0.5)}x the CPU time (median of per-round ratios; quartiles ${at(0.25)}–${at(0.75)})`);

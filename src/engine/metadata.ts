@@ -2,7 +2,7 @@
  * ObjectMeta rules the API server applies to every kind (apimachinery's
  * ValidateObjectMeta / ValidateObjectMetaUpdate), with the kind's own name syntax.
  */
-import { child, index, key, type Field } from './field.js';
+import { index, key, type Field } from './field.js';
 import { forbidden, invalid, required, tooLong } from './field-error.js';
 import { FieldPath } from './path.js';
 import { dns1123Label, dns1123Subdomain, qualifiedName, labelValue } from '../checks/names.js';
@@ -21,12 +21,20 @@ export const maskTrailingDash = (prefix: string): string => (prefix.length > 1 &
 
 /** The path of every object's metadata. */
 const METADATA = FieldPath.root.child('metadata');
+// Its fields' paths, made once: a path renders its text once, and metadata.name is the field
+// most causes name.
+const NAME = METADATA.child('name');
+const GENERATE_NAME = METADATA.child('generateName');
+const NAMESPACE = METADATA.child('namespace');
+const LABELS = METADATA.child('labels');
+const ANNOTATIONS = METADATA.child('annotations');
+const FINALIZERS = METADATA.child('finalizers');
+const OWNER_REFERENCES = METADATA.child('ownerReferences');
 
 export function checkMetadata(rules: KindRules, metadata: unknown, ctx: RuleContext): void {
-  const path = METADATA;
   if (!isRecord(metadata)) {
     // None at all (or null, which Go decodes as none): the name is what it lacks.
-    if (metadata === undefined || metadata === null) addCause(ctx, required(child(path, 'name'), 'name or generateName is required'));
+    if (metadata === undefined || metadata === null) addCause(ctx, required(NAME, 'name or generateName is required'));
     return;
   }
   const nameError = rules.nameError ?? dns1123Subdomain;
@@ -34,66 +42,69 @@ export function checkMetadata(rules: KindRules, metadata: unknown, ctx: RuleCont
 
   if (typeof name === 'string' && name !== '') {
     const problem = nameError(name);
-    if (problem) addCause(ctx, invalid(child(path, 'name'), name, problem));
+    if (problem) addCause(ctx, invalid(NAME, name, problem));
   } else if ((name === undefined || name === '') && (typeof generateName !== 'string' || generateName === '')) {
     // A name of the wrong type is the schema's to report; a second cause would blame it twice.
-    addCause(ctx, required(child(path, 'name'), 'name or generateName is required'));
+    addCause(ctx, required(NAME, 'name or generateName is required'));
   }
   if (typeof generateName === 'string' && generateName !== '') {
     const problem = nameError(maskTrailingDash(generateName));
-    if (problem) addCause(ctx, invalid(child(path, 'generateName'), generateName, problem));
+    if (problem) addCause(ctx, invalid(GENERATE_NAME, generateName, problem));
   }
 
   if (rules.scope === 'Cluster') {
     // The API server clears it before validation and admission (EnsureObjectNamespaceMatchesRequestNamespace):
     // kubectl apply of such a manifest succeeds, so it is no reason to deny one.
     if (typeof namespace === 'string' && namespace !== '') {
-      addWarning(ctx, child(path, 'namespace'), `${child(path, 'namespace')}: ignored: ${rules.kind} is cluster-scoped; the API server clears the namespace before it validates or stores the object`);
+      addWarning(ctx, NAMESPACE, `${NAMESPACE}: ignored: ${rules.kind} is cluster-scoped; the API server clears the namespace before it validates or stores the object`);
     }
   } else if (typeof namespace === 'string' && namespace !== '') {
     const problem = dns1123Label(namespace);
-    if (problem) addCause(ctx, invalid(child(path, 'namespace'), namespace, problem));
+    if (problem) addCause(ctx, invalid(NAMESPACE, namespace, problem));
   }
 
-  if (isRecord(labels)) checkLabels(ctx, labels, child(path, 'labels'));
+  if (isRecord(labels)) checkLabels(ctx, labels, LABELS);
 
   if (isRecord(annotations)) {
     let units = 0;
     for (const k of Object.keys(annotations)) {
       const v = annotations[k];
       const keyProblem = qualifiedName(k.toLowerCase());
-      if (keyProblem) addCause(ctx, invalid(child(path, 'annotations'), k, keyProblem));
+      if (keyProblem) addCause(ctx, invalid(ANNOTATIONS, k, keyProblem));
       units += k.length + (typeof v === 'string' ? v.length : 0);
     }
     // The limit is in bytes, as Go's len() counts them. A UTF-16 unit takes at most 3 bytes of
     // UTF-8, so only a total near the limit needs counting byte by byte.
     if (units * 3 > TOTAL_ANNOTATION_SIZE_LIMIT && annotationBytes(annotations) > TOTAL_ANNOTATION_SIZE_LIMIT) {
-      addCause(ctx, tooLong(child(path, 'annotations'), TOTAL_ANNOTATION_SIZE_LIMIT));
+      addCause(ctx, tooLong(ANNOTATIONS, TOTAL_ANNOTATION_SIZE_LIMIT));
     }
   }
 
   if (Array.isArray(finalizers)) {
-    finalizers.forEach((f, i) => {
-      if (typeof f !== 'string') return;
+    // Loops, not forEach: a closure over ctx would allocate a context on every call, finalizers or not.
+    for (let i = 0; i < finalizers.length; i++) {
+      const f: unknown = finalizers[i];
+      if (typeof f !== 'string') continue;
       const problem = qualifiedName(f);
-      if (problem) addCause(ctx, invalid(index(child(path, 'finalizers'), i), f, problem));
-    });
+      if (problem) addCause(ctx, invalid(index(FINALIZERS, i), f, problem));
+    }
     if (finalizers.includes('orphan') && finalizers.includes('foregroundDeletion')) {
-      addCause(ctx, invalid(child(path, 'finalizers'), 'foregroundDeletion', 'finalizer orphan and foregroundDeletion cannot be both set'));
+      addCause(ctx, invalid(FINALIZERS, 'foregroundDeletion', 'finalizer orphan and foregroundDeletion cannot be both set'));
     }
   }
 
   if (Array.isArray(ownerReferences)) {
     const controllers = ownerReferences.filter((r) => isRecord(r) && r.controller === true);
     if (controllers.length > 1) {
-      addCause(ctx, invalid(child(path, 'ownerReferences'), ownerReferences, 'Only one reference can have Controller set to true'));
+      addCause(ctx, invalid(OWNER_REFERENCES, ownerReferences, 'Only one reference can have Controller set to true'));
     }
-    ownerReferences.forEach((reference, i) => {
+    for (let i = 0; i < ownerReferences.length; i++) {
+      const reference: unknown = ownerReferences[i];
       // Kubernetes' banned owners: an Event is garbage-collected on its own schedule.
       if (isRecord(reference) && reference.apiVersion === 'v1' && reference.kind === 'Event') {
-        addCause(ctx, invalid(index(child(path, 'ownerReferences'), i), reference, 'v1 Event is disallowed from being an owner'));
+        addCause(ctx, invalid(index(OWNER_REFERENCES, i), reference, 'v1 Event is disallowed from being an owner'));
       }
-    });
+    }
   }
 }
 
@@ -125,7 +136,7 @@ export function checkMetadataUpdate(rules: KindRules, metadata: unknown, oldMeta
   for (const field of rules.scope === 'Cluster' ? (['name'] as const) : (['name', 'namespace'] as const)) {
     const now = metadata[field] ?? '';
     const before = oldMetadata[field] ?? '';
-    if (now !== before) addCause(ctx, invalid(METADATA.child(field), now, 'field is immutable'));
+    if (now !== before) addCause(ctx, invalid(field === 'name' ? NAME : NAMESPACE, now, 'field is immutable'));
   }
   if (isNonEmptyString(metadata.uid) && metadata.uid !== (oldMetadata.uid ?? '')) {
     addCause(ctx, invalid(METADATA.child('uid'), metadata.uid, 'field is immutable'));
@@ -142,7 +153,7 @@ export function checkMetadataUpdate(rules: KindRules, metadata: unknown, oldMeta
     const before = new Set(Array.isArray(oldMetadata.finalizers) ? oldMetadata.finalizers : []);
     const added = metadata.finalizers.filter((f) => !before.has(f));
     if (added.length) {
-      addCause(ctx, forbidden(METADATA.child('finalizers'), `no new finalizers can be added if the object is being deleted, found new finalizers ${JSON.stringify(added)}`));
+      addCause(ctx, forbidden(FINALIZERS, `no new finalizers can be added if the object is being deleted, found new finalizers ${JSON.stringify(added)}`));
     }
   }
 }

@@ -60,7 +60,14 @@ export type SectionRole = 'decides' | 'kept' | 'ignored';
 
 /** What each section's mistakes do to this write; undefined when every section decides. */
 export function sectionRoles(statusOnly: boolean, leftAsStored: ((section: string) => boolean) | undefined): ((section: string) => SectionRole) | undefined {
-  if (!statusOnly && !leftAsStored) return undefined;
+  return statusOnly || leftAsStored ? rolesOf(statusOnly, leftAsStored) : undefined;
+}
+
+/**
+ * sectionRoles' answer where a section may not decide. Apart, so that a write where every section
+ * decides (every CREATE) allocates no context for a closure it does not make.
+ */
+function rolesOf(statusOnly: boolean, leftAsStored: ((section: string) => boolean) | undefined): (section: string) => SectionRole {
   return (section) => {
     if (statusOnly && section !== 'status' && !ALWAYS_JUDGED.has(section)) return 'ignored';
     return leftAsStored?.(section) ? 'kept' : 'decides';

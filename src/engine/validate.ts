@@ -67,11 +67,17 @@ export interface JudgeOptions extends ValidateOptions {
 export function judgeObject(rules: KindRules, object: Record<string, unknown>, options: JudgeOptions): MaybePromise<ValidationResult> {
   const operation = options.operation ?? 'CREATE';
   const statusOnly = options.subResource === 'status';
-  const read = readForSchema(rules, object, operation === 'UPDATE' && isRecord(options.oldObject) ? options.oldObject : undefined, statusOnly, options);
-  object = read.object;
-  const stored = read.stored;
+  let stored = operation === 'UPDATE' && isRecord(options.oldObject) ? options.oldObject : undefined;
+  // The schema pass; once more only where it found nulls to read away (reread), which is rare.
+  let leftAsStored = stored && leftAsStoredOf(object, stored, options);
+  let schema = schemaPass(rules, object, stored, leftAsStored, statusOnly);
+  // A stored object from the API server holds no null the schema reports; one from a test file may.
+  if (schema.nulls.length || (stored && holdsNull(stored))) {
+    const read = reread(rules, object, schema, stored, statusOnly, options);
+    if (read) ({ object, stored, schema, leftAsStored } = read);
+  }
   const ctx = newContext(operation, stored ?? options.oldObject, options);
-  if (read.leftAsStored) ctx.leftAsStored = read.leftAsStored;
+  if (leftAsStored) ctx.leftAsStored = leftAsStored;
 
   const expectedApiVersion = apiVersion(rules, ctx.groupDomain);
   // A missing, empty or non-string apiVersion is the schema pass's (Required, or a type): one cause per mistake.
@@ -79,13 +85,19 @@ export function judgeObject(rules: KindRules, object: Record<string, unknown>, o
     addCause(ctx, notSupported(API_VERSION, object.apiVersion, [expectedApiVersion]));
   }
   if (operation === 'UPDATE' && !stored) addWarning(ctx, FieldPath.root, UPDATE_NOT_CHECKED);
-  const wellFormed = recordSchema(ctx, object, read.schema, statusOnly, options.strict === true);
+  const wellFormed = recordSchema(ctx, object, schema, statusOnly, options.strict === true);
   checkMetadata(rules, object.metadata, ctx);
   // A bad value kept as stored is still bad: the rules may trip over it (see runRules).
   runRules(rules, object, stored, ctx, wellFormed);
   const pending = statusOnly ? undefined : runContextRules(rules, object, options.lookups, ctx);
-  return pending ? pending.then(() => finish(ctx, object)) : finish(ctx, object);
+  return pending ? finishAfter(pending, ctx, object) : finish(ctx, object);
 }
+
+/**
+ * finish() once the context rules' lookups answer. A function of its own: a closure in
+ * judgeObject would make every judgement allocate a context for the locals it captures.
+ */
+const finishAfter = (pending: Promise<void>, ctx: RuleContext, object: Record<string, unknown>): Promise<ValidationResult> => pending.then(() => finish(ctx, object));
 
 /** A judgement's context: what the rules read, and where they record what they find. */
 function newContext(operation: Operation, oldObject: unknown, options: ValidateOptions): RuleContext {
@@ -120,25 +132,31 @@ interface Read {
 }
 
 /**
- * The schema pass, on the object (and the stored one) as the API server reads their nulls: a
- * null the schema pass finds in an optional field is dropped (see SchemaResult.nulls), and the
- * pass runs once more on what that leaves. Rare, so simply run again.
+ * The schema pass once more, on the object (and the stored one) as the API server reads their
+ * nulls: a null the first pass found in an optional field is dropped (see SchemaResult.nulls);
+ * undefined when neither holds one. Rare, so simply run again.
  */
-function readForSchema(rules: KindRules, object: Record<string, unknown>, stored: Record<string, unknown> | undefined, statusOnly: boolean, options: JudgeOptions): Read {
-  const first = schemaPass(rules, object, stored, statusOnly, options);
-  // A stored object from the API server holds no null the schema reports; one from a test file may.
-  if (!first.schema.nulls.length && !(stored && holdsNull(stored))) return first;
+function reread(rules: KindRules, object: Record<string, unknown>, first: SchemaResult, stored: Record<string, unknown> | undefined, statusOnly: boolean, options: JudgeOptions): Read | undefined {
   const storedNulls = stored ? checkSchema(rules.schema, stored, kindValidator(rules)).nulls : [];
-  if (first.schema.nulls.length === 0 && storedNulls.length === 0) return first;
-  const reread = first.schema.nulls.length ? readNulls(object, first.schema.nulls) : object;
-  return schemaPass(rules, reread, storedNulls.length ? readNulls(stored!, storedNulls) : stored, statusOnly, options);
+  if (first.nulls.length === 0 && storedNulls.length === 0) return undefined;
+  const readObject = first.nulls.length ? readNulls(object, first.nulls) : object;
+  const readStored = storedNulls.length ? readNulls(stored!, storedNulls) : stored;
+  const leftAsStored = readStored && leftAsStoredOf(readObject, readStored, options);
+  return { object: readObject, stored: readStored, schema: schemaPass(rules, readObject, readStored, leftAsStored, statusOnly), leftAsStored };
 }
 
-function schemaPass(rules: KindRules, object: Record<string, unknown>, stored: Record<string, unknown> | undefined, statusOnly: boolean, options: JudgeOptions): Read {
+/** The schema pass over `object`, judging a section's mistakes as what they do to this write (see sectionRoles). */
+const schemaPass = (rules: KindRules, object: Record<string, unknown>, stored: Record<string, unknown> | undefined, leftAsStored: ((section: string) => boolean) | undefined, statusOnly: boolean): SchemaResult =>
+  checkSchema(rules.schema, object, kindValidator(rules), stored, sectionRoles(statusOnly, leftAsStored));
+
+/**
+ * Which sections an UPDATE leaves as stored, the stored object read with the webhook's defaults
+ * where the options say how. Apart from judgeObject, whose every call would otherwise allocate
+ * a context for the closures' captures, CREATE or not.
+ */
+function leftAsStoredOf(object: Record<string, unknown>, stored: Record<string, unknown>, options: JudgeOptions): (section: string) => boolean {
   const withDefaults = options.storedWithDefaults;
-  const leftAsStored = stored && sectionsLeftAsStored(object, stored, withDefaults ? () => withDefaults(stored, object) : () => stored);
-  const schema = checkSchema(rules.schema, object, kindValidator(rules), stored, sectionRoles(statusOnly, leftAsStored));
-  return { object, stored, schema, leftAsStored };
+  return sectionsLeftAsStored(object, stored, withDefaults ? () => withDefaults(stored, object) : () => stored);
 }
 
 /** The schema pass's findings, recorded as causes and warnings; whether it found the object well formed. */
