@@ -7,7 +7,7 @@
  * running process can change: the young generation's size is fixed at start-up and can only be
  * set on the command line or in NODE_OPTIONS (`--max-semi-space-size`).
  */
-import { setFlagsFromString } from 'node:v8';
+import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { processCpuMs } from '../util/cpu-time.js';
 
@@ -43,6 +43,23 @@ export function collectGarbage(): void {
     }
   }
   collect();
+}
+
+/** What a full collection changed, in MiB: the V8 heap in use, and the young generation's size (V8 shrinks it only in some collections). */
+export interface CollectionFigures {
+  heapUsedMiB: { before: number; after: number };
+  youngGenerationMiB: { before: number; after: number };
+}
+
+const mib = (bytes: number) => bytes / 2 ** 20;
+const youngGenerationBytes = () => getHeapSpaceStatistics().find((s) => s.space_name === 'new_space')?.space_size ?? 0;
+
+/** `collect` (default: collectGarbage), with the heap read before and after it. */
+export function collectGarbageMeasured(collect: () => void = collectGarbage): CollectionFigures {
+  const before = { heap: process.memoryUsage().heapUsed, young: youngGenerationBytes() };
+  collect();
+  const after = { heap: process.memoryUsage().heapUsed, young: youngGenerationBytes() };
+  return { heapUsedMiB: { before: mib(before.heap), after: mib(after.heap) }, youngGenerationMiB: { before: mib(before.young), after: mib(after.young) } };
 }
 
 export interface IdleCollectionOptions {

@@ -6,7 +6,6 @@
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import type { Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { getHeapSpaceStatistics } from 'node:v8';
 import { pino, type Logger } from 'pino';
 import { createApp, type AppOptions } from './app.js';
 import { createMetrics } from './metrics.js';
@@ -17,7 +16,7 @@ import { createProbeServer, listen, reloadCertificatesOnChange, secureContext, t
 import { ruleModules } from '../../rules/index.js';
 import { groupDomainOf } from '../engine/rule.js';
 import { kindValidator } from '../schema/validators.js';
-import { collectGarbage, collectWhenIdle, type IdleCollectionOptions } from './heap.js';
+import { collectGarbage, collectGarbageMeasured, collectWhenIdle, type IdleCollectionOptions } from './heap.js';
 import { shippedCorpus, warmUp, warmUpRequests, WARM_UP_CORPUS_FILE, type WarmUpResult, type WarmUpSettings } from './warm-up.js';
 
 export interface ServeOptions extends Omit<AppOptions, 'metrics' | 'logger'> {
@@ -204,17 +203,10 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
   return { server, probes, port, probePort, caFile: files.caFile, reloadCertificates: certificates.reload, warmedUp, close };
 }
 
-const youngGenerationMiB = () => (getHeapSpaceStatistics().find((s) => s.space_name === 'new_space')?.space_size ?? 0) / 2 ** 20;
-
 function collectLogged(collect: () => void, log: Logger): void {
-  const before = { heap: process.memoryUsage().heapUsed / 2 ** 20, young: youngGenerationMiB() };
-  collect();
-  const after = { heap: process.memoryUsage().heapUsed / 2 ** 20, young: youngGenerationMiB() };
-  const mib = (n: number) => Math.round(n * 10) / 10;
-  log.debug(
-    { heapUsedMiB: { before: mib(before.heap), after: mib(after.heap) }, youngGenerationMiB: { before: mib(before.young), after: mib(after.young) } },
-    'full garbage collection while idle',
-  );
+  const { heapUsedMiB, youngGenerationMiB } = collectGarbageMeasured(collect);
+  const tenth = ({ before, after }: { before: number; after: number }) => ({ before: Math.round(before * 10) / 10, after: Math.round(after * 10) / 10 });
+  log.debug({ heapUsedMiB: tenth(heapUsedMiB), youngGenerationMiB: tenth(youngGenerationMiB) }, 'full garbage collection while idle');
 }
 
 /** The warm-up, logged: how long it took once done; a failure at warn, and readiness does not wait for it. */

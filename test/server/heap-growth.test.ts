@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { boundOldGenerationGrowth, collectGarbage, collectWhenIdle, OLD_GENERATION_GROWTH_PERCENT } from '../../src/server/heap.js';
+import { boundOldGenerationGrowth, collectGarbage, collectGarbageMeasured, collectWhenIdle, OLD_GENERATION_GROWTH_PERCENT } from '../../src/server/heap.js';
 
 describe('the served process bounds its old generation', () => {
   it("sets V8's heap growth factor when the command line sets none", () => {
@@ -36,6 +36,21 @@ describe('a full collection where a pause costs nothing', () => {
     collectGarbage();
     expect(process.memoryUsage().heapUsed).toBeLessThan(before - 10 * 2 ** 20);
     expect((globalThis as { gc?: unknown }).gc).toBeUndefined();
+  });
+
+  it('reads the heap before and after the collection it runs', () => {
+    let junk: unknown[] | undefined = Array.from({ length: 300_000 }, (_, i) => ({ i, s: `x${i}` }));
+    expect(junk.length).toBe(300_000);
+    const figures = collectGarbageMeasured(() => {
+      junk = undefined;
+      collectGarbage();
+    });
+    expect(figures.heapUsedMiB.after).toBeLessThan(figures.heapUsedMiB.before - 10);
+    expect(figures.youngGenerationMiB.before).toBeGreaterThan(0);
+    expect(figures.youngGenerationMiB.after).toBeGreaterThan(0);
+    // A collection that frees nothing leaves the figures as they were, give or take what reading them allocates.
+    const none = collectGarbageMeasured(() => undefined);
+    expect(Math.abs(none.heapUsedMiB.after - none.heapUsedMiB.before)).toBeLessThan(1);
   });
 
   it('waits for an idle window: none while busy, one collection once idle, then no more', async () => {
