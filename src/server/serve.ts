@@ -16,7 +16,7 @@ import { createProbeServer, listen, reloadCertificatesOnChange, secureContext, t
 import { ruleModules } from '../../rules/index.js';
 import { groupDomainOf } from '../engine/rule.js';
 import { kindValidator } from '../schema/validators.js';
-import { collectGarbage, collectGarbageMeasured, collectWhenIdle, type IdleCollectionOptions } from './heap.js';
+import { collectGarbageMeasured, collectWhenIdle, collectYoungGeneration, type IdleCollectionOptions } from './heap.js';
 import { shippedCorpus, warmUp, warmUpRequests, WARM_UP_CORPUS_FILE, type WarmUpResult, type WarmUpSettings } from './warm-up.js';
 
 export interface ServeOptions extends Omit<AppOptions, 'metrics' | 'logger'> {
@@ -44,8 +44,8 @@ export interface ServeOptions extends Omit<AppOptions, 'metrics' | 'logger'> {
    */
   warmUp?: boolean | WarmUpSettings;
   /**
-   * After the warm-up, one full collection once the process is idle, so V8 gives back the young
-   * generation the warm-up grew (default: on; see collectWhenIdle). Logged at debug.
+   * After the warm-up, a collection of the young generation in idle windows until V8 gives back the
+   * young generation the warm-up grew (default: on; see collectWhenIdle). Each logged at debug.
    */
   idleCollection?: boolean | IdleCollectionOptions;
   logger?: Logger;
@@ -196,7 +196,7 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
     const settings = options.idleCollection === true || options.idleCollection === undefined ? {} : options.idleCollection;
     void warmedUp.then(() => {
       if (!ready) return;
-      idleCollection = collectWhenIdle({ ...settings, collect: () => collectLogged(settings.collect ?? collectGarbage, log) });
+      idleCollection = collectWhenIdle({ ...settings, collect: () => collectLogged(settings.collect ?? collectYoungGeneration, log) });
     });
   }
 
@@ -206,7 +206,7 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
 function collectLogged(collect: () => void, log: Logger): void {
   const { heapUsedMiB, youngGenerationMiB } = collectGarbageMeasured(collect);
   const tenth = ({ before, after }: { before: number; after: number }) => ({ before: Math.round(before * 10) / 10, after: Math.round(after * 10) / 10 });
-  log.debug({ heapUsedMiB: tenth(heapUsedMiB), youngGenerationMiB: tenth(youngGenerationMiB) }, 'full garbage collection while idle');
+  log.debug({ heapUsedMiB: tenth(heapUsedMiB), youngGenerationMiB: tenth(youngGenerationMiB) }, 'young-generation collection while idle');
 }
 
 /** The warm-up, logged: how long it took once done; a failure at warn, and readiness does not wait for it. */
