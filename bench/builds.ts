@@ -43,3 +43,15 @@ export function buildLabel(build: Build): string {
   const added = [...build.nodeArgs, ...Object.entries(build.env).map(([k, v]) => `${k}=${v}`), ...build.flags];
   return build.name + (added.length ? ` (${added.join(' ')})` : '');
 }
+
+/** Runs `sample` for each build in turn, `samples` times over, so a busy machine weighs on all alike; the samples by build name. */
+export async function alternating<S>(builds: readonly Build[], samples: number, sample: (build: Build) => Promise<S>): Promise<Map<string, S[]>> {
+  const runs = new Map<string, S[]>(builds.map((b) => [b.name, []]));
+  for (let s = 0; s < samples; s++)
+    for (const build of builds) {
+      runs.get(build.name)!.push(await sample(build));
+      process.stderr.write('.');
+    }
+  process.stderr.write('\n');
+  return runs;
+}

@@ -17,7 +17,7 @@
 import { spawnSync } from 'node:child_process';
 import { readFileSync, realpathSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { buildLabel, parseBuilds, type Build } from './builds.js';
+import { alternating, buildLabel, parseBuilds, type Build } from './builds.js';
 import { certDir } from './reliability/certs.js';
 import { keepAliveAgent, send } from './reliability/client.js';
 import { Mix } from './reliability/review-mix.js';
@@ -135,13 +135,7 @@ const loadSeconds = Number(values['load-seconds'] ?? 0);
 spawnSync('taskset', ['-a', '-p', '-c', '1', String(process.pid)], { stdio: 'ignore' });
 const certs = certDir();
 const mix = new Mix();
-const runs = new Map<string, Sample[]>(all.map((b) => [b.name, []]));
-for (let s = 0; s < samples; s++)
-  for (const build of all) {
-    runs.get(build.name)!.push(await sample(build, idleMs, loadSeconds, certs, mix));
-    process.stderr.write('.');
-  }
-process.stderr.write('\n');
+const runs = await alternating(all, samples, (build) => sample(build, idleMs, loadSeconds, certs, mix));
 
 const loads = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
 console.log(

@@ -22,7 +22,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { parseArgs } from 'node:util';
-import { buildLabel, parseBuilds, type Build } from './builds.js';
+import { alternating, buildLabel, parseBuilds, type Build } from './builds.js';
 import { certDir } from './reliability/certs.js';
 import { keepAliveAgent, send } from './reliability/client.js';
 import { cpuSeconds } from './reliability/process-stats.js';
@@ -92,13 +92,7 @@ if (!(blocks >= 6)) throw new Error('--blocks must be at least 6: the steady sta
 spawnSync('taskset', ['-a', '-p', '-c', '1', String(process.pid)], { stdio: 'ignore' });
 const certs = certDir();
 const mix = new Mix();
-const runs = new Map<string, Sample[]>(all.map((b) => [b.name, []]));
-for (let s = 0; s < samples; s++)
-  for (const build of all) {
-    runs.get(build.name)!.push(await sample(build, blocks, connections, idleMs, certs, mix));
-    process.stderr.write('.');
-  }
-process.stderr.write('\n');
+const runs = await alternating(all, samples, (build) => sample(build, blocks, connections, idleMs, certs, mix));
 
 const steadyOf = (r: Sample) => median(r.blocks.slice(Math.floor((blocks * 2) / 3)));
 console.log(
