@@ -16,13 +16,13 @@
  * `--idle-ms`: how long the ready server sits idle before the load starts (a pod that got no
  * request for a while: the idle collection runs after 5 s).
  *
- * A build is `name=dir[,flag...]`: `dir` holds a built checkout (`npm run build`: dir/dist/src/cli/bin.js),
- * the flags are added to `fleetgate serve`'s, except `--node=FLAG`, given to Node itself
- * (`--node=--max-semi-space-size=4`).
+ * A build is `name=dir[,flag...]` (bench/builds.ts): `dir` holds a built checkout (`npm run build`:
+ * dir/dist/src/cli/bin.js), the flags are added to `fleetgate serve`'s, except `--node=FLAG`, given to
+ * Node itself (`--node=--max-semi-space-size=4`), and `--env=NAME=VALUE`, set in its environment.
  */
 import { spawnSync } from 'node:child_process';
-import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { alternating, buildLabel, parseBuilds, type Build } from './builds.js';
 import { certDir } from './reliability/certs.js';
 import { keepAliveAgent, send } from './reliability/client.js';
 import { cpuSeconds } from './reliability/process-stats.js';
@@ -34,14 +34,6 @@ const BLOCK = 500;
 /** Early blocks shown one by one. */
 const SHOWN = 4;
 
-interface Build {
-  name: string;
-  bin: string;
-  flags: string[];
-  /** Node's own flags, given as `--node=--flag`. */
-  nodeArgs: string[];
-}
-
 interface Sample {
   /** Wall ms from the start of the process to /readyz 200. */
   readyMs: number;
@@ -51,18 +43,9 @@ interface Sample {
   blocks: number[];
 }
 
-function builds(specs: string[]): Build[] {
-  return specs.map((spec) => {
-    const [name, rest] = [spec.slice(0, spec.indexOf('=')), spec.slice(spec.indexOf('=') + 1)];
-    const [dir, ...flags] = rest.split(',');
-    if (!name || !dir) throw new Error(`--build must be name=dir[,flag...], got "${spec}"`);
-    return { name, bin: resolve(dir, 'dist/src/cli/bin.js'), flags: flags.filter((f) => !f.startsWith('--node=')), nodeArgs: flags.filter((f) => f.startsWith('--node=')).map((f) => f.slice('--node='.length)) };
-  });
-}
-
 async function sample(build: Build, blocks: number, connections: number, idleMs: number, certs: ReturnType<typeof certDir>, mix: Mix): Promise<Sample> {
   const started = performance.now();
-  const server = await startWebhook({ bin: build.bin, certDir: certs.dir, ca: certs.ca, cpu: 0, logLevel: 'info', waitFor: 'ready', extraArgs: build.flags, nodeArgs: build.nodeArgs });
+  const server = await startWebhook({ bin: build.bin, certDir: certs.dir, ca: certs.ca, cpu: 0, logLevel: 'info', waitFor: 'ready', extraArgs: build.flags, nodeArgs: build.nodeArgs, env: build.env });
   const readyMs = performance.now() - started;
   try {
     if (idleMs > 0) await new Promise((done) => setTimeout(done, idleMs));
@@ -97,7 +80,7 @@ const { values } = parseArgs({
   options: { build: { type: 'string', multiple: true }, samples: { type: 'string' }, blocks: { type: 'string' }, connections: { type: 'string' }, 'idle-ms': { type: 'string' } },
   strict: true,
 });
-const all = builds(values.build ?? []);
+const all = parseBuilds(values.build ?? []);
 if (all.length === 0) throw new Error('give at least one --build name=dir');
 const samples = Number(values.samples ?? 5);
 const blocks = Number(values.blocks ?? 30);
@@ -109,13 +92,7 @@ if (!(blocks >= 6)) throw new Error('--blocks must be at least 6: the steady sta
 spawnSync('taskset', ['-a', '-p', '-c', '1', String(process.pid)], { stdio: 'ignore' });
 const certs = certDir();
 const mix = new Mix();
-const runs = new Map<string, Sample[]>(all.map((b) => [b.name, []]));
-for (let s = 0; s < samples; s++)
-  for (const build of all) {
-    runs.get(build.name)!.push(await sample(build, blocks, connections, idleMs, certs, mix));
-    process.stderr.write('.');
-  }
-process.stderr.write('\n');
+const runs = await alternating(all, samples, (build) => sample(build, blocks, connections, idleMs, certs, mix));
 
 const steadyOf = (r: Sample) => median(r.blocks.slice(Math.floor((blocks * 2) / 3)));
 console.log(
@@ -129,7 +106,7 @@ for (const build of all) {
   const ratio = (b: number) => median(rs.map((r) => r.blocks[b]! / steadyOf(r))).toFixed(2);
   const firstThree = median(rs.map((r) => (r.blocks[0]! + r.blocks[1]! + r.blocks[2]!) / 3 / steadyOf(r))).toFixed(2);
   const row = [
-    build.name + (build.flags.length + build.nodeArgs.length ? ` (${[...build.nodeArgs, ...build.flags].join(' ')})` : ''),
+    buildLabel(build),
     ...Array.from({ length: SHOWN }, (_, b) => `${ratio(b)}x`),
     `${firstThree}x`,
     median(rs.map(steadyOf)).toFixed(0),

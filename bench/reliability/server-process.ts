@@ -53,6 +53,8 @@ export interface StartOptions<Ready> {
   /** Pin the process to this core (when taskset is there). */
   cpu?: number;
   cwd?: string;
+  /** Environment variables added to this process's own (`MALLOC_ARENA_MAX`…). */
+  env?: Record<string, string>;
   /** Reads a log line (parsed JSON); returns what the harness needs once the server is up. */
   readyWhen?: (line: Record<string, unknown>) => Ready | undefined;
   /**
@@ -70,7 +72,7 @@ export function startServerProcess<Ready>(options: StartOptions<Ready>): Promise
   const program = options.command ?? process.execPath;
   const command = options.cpu !== undefined && hasTaskset ? 'taskset' : program;
   const args = options.cpu !== undefined && hasTaskset ? ['-c', String(options.cpu), program, ...options.args] : options.args;
-  const child = spawn(command, args, { cwd: options.cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(command, args, { cwd: options.cwd, stdio: ['ignore', 'pipe', 'pipe'], ...(options.env ? { env: { ...process.env, ...options.env } } : {}) });
   const keep = options.keepLines ?? 500;
   let signalledAt = 0;
   const exited = new Promise<ExitReport>((done) => child.once('exit', (code, signal) => done({ code, signal, ms: signalledAt ? performance.now() - signalledAt : Number.NaN })));
@@ -172,6 +174,8 @@ export interface WebhookOptions {
   waitFor?: 'listening' | 'ready';
   /** Node's own flags for the server process (`--trace-gc`, `--cpu-prof`…). */
   nodeArgs?: string[];
+  /** Environment variables for the server process, added to the harness's own. */
+  env?: Record<string, string>;
   onLine?: (line: unknown) => void;
   /** The CLI to run (default: this checkout's fleetgateBin); another build's, to compare builds. */
   bin?: string;
@@ -227,6 +231,7 @@ async function startWebhookOn(port: number, probePort: number, options: WebhookO
     args,
     cpu: options.cpu,
     cwd,
+    env: options.env,
     onLine: options.onLine,
     readyCheck: async () => {
       const status = await fetch(`http://127.0.0.1:${probePort}/readyz`).then((r) => r.status, () => 0);

@@ -195,12 +195,16 @@ export function createApp(options: AppOptions = {}): Koa {
   }
 
   // Webhook POSTs are answered from one exact-path lookup; the router answers everything
-  // else (405 with Allow: POST for another method on a webhook path, 404 elsewhere).
+  // else (405 with Allow: POST for another method on a webhook path, 404 elsewhere). It knows the
+  // webhook paths only for that 405: a POST to one is answered by the lookup and never reaches it.
   const routes = new Map<string, Route>();
+  const unreachable = (ctx: Koa.Context) => {
+    throw new Error(`POST ${ctx.path} reached the router: the exact-path lookup has no route for a webhook path`);
+  };
   const serveReviews = (path: string, mode: ReviewOptions['mode'], kind?: string) => {
     const route: Route = { path, mode, reviewOptions: { mode, kind, groupDomain, ...ruleOptions }, track: metrics?.forWebhook(path) };
     routes.set(path, route);
-    router.post(path, (ctx) => answerReview(ctx, route, isWarmUp(ctx.req)));
+    router.post(path, unreachable);
   };
   serveReviews('/validate', 'validate');
   serveReviews('/mutate', 'mutate');

@@ -7,7 +7,7 @@
  * running process can change: the young generation's size is fixed at start-up and can only be
  * set on the command line or in NODE_OPTIONS (`--max-semi-space-size`).
  */
-import { setFlagsFromString } from 'node:v8';
+import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { processCpuMs } from '../util/cpu-time.js';
 
@@ -23,26 +23,61 @@ export function boundOldGenerationGrowth(execArgv: readonly string[] = process.e
   return true;
 }
 
-let collect: (() => void) | undefined;
+type Collect = (options?: { type: 'minor' }) => void;
+let gc: Collect | undefined;
 
-/**
- * A full, synchronous garbage collection, as `node --expose-gc`'s `gc()`. Call it where a pause
- * costs nothing: after the warm-up, before readiness, the heap holds the garbage of hundreds of
- * reviews that V8's memory reducer would otherwise leave resident for seconds or for good. The flag
- * is set just long enough to create `gc` in a fresh context, so the process's own global object
- * never gets a `gc`.
- */
-export function collectGarbage(): void {
-  if (!collect) {
-    const own = (globalThis as { gc?: () => void }).gc;
-    if (own) collect = own;
+/** `node --expose-gc`'s `gc`. The flag is set just long enough to create it in a fresh context, so the process's own global object never gets a `gc`. */
+function exposedGc(): Collect {
+  if (!gc) {
+    const own = (globalThis as { gc?: Collect }).gc;
+    if (own) gc = own;
     else {
       setFlagsFromString('--expose-gc');
-      collect = runInNewContext('gc') as () => void;
+      gc = runInNewContext('gc') as Collect;
       setFlagsFromString('--no-expose-gc');
     }
   }
+  return gc;
+}
+
+/**
+ * A full, synchronous garbage collection, as `node --expose-gc`'s `gc()`. Call it where a pause
+ * costs nothing: during the warm-up, before readiness, the heap holds the garbage of hundreds of
+ * reviews that V8's memory reducer would otherwise leave resident for seconds or for good.
+ */
+export function collectGarbage(): void {
+  exposedGc()();
+}
+
+/**
+ * A collection of the young generation only (a scavenge, `gc({ type: 'minor' })`). Unlike a full
+ * collection it leaves the old generation alone: the hidden classes there that only requests' objects
+ * used stay, and so does the optimized code compiled for them. A full collection with no request alive
+ * lets those classes die after V8's two-collection grace, and V8 then discards every function compiled
+ * against them (`--trace-deopt-verbose`: "weak objects").
+ */
+export function collectYoungGeneration(): void {
+  exposedGc()({ type: 'minor' });
+}
+
+/** What a collection changed, in MiB: the V8 heap in use, and the young generation's size (V8 shrinks it only in some collections). */
+export interface CollectionFigures {
+  heapUsedMiB: { before: number; after: number };
+  youngGenerationMiB: { before: number; after: number };
+}
+
+const mib = (bytes: number) => bytes / 2 ** 20;
+/** The young generation's size (one semi-space's capacity): 1 MiB at start, up to 16 MiB under load (`--max-semi-space-size`). */
+export const youngGenerationBytes = (): number => getHeapSpaceStatistics().find((s) => s.space_name === 'new_space')?.space_size ?? 0;
+/** A young generation no larger than this has been given back (V8 shrinks it to 1-2 MiB). */
+export const YOUNG_GENERATION_SHRUNK_BYTES = 2 * 2 ** 20;
+
+/** `collect` (default: collectGarbage), with the heap read before and after it. */
+export function collectGarbageMeasured(collect: () => void = collectGarbage): CollectionFigures {
+  const before = { heap: process.memoryUsage().heapUsed, young: youngGenerationBytes() };
   collect();
+  const after = { heap: process.memoryUsage().heapUsed, young: youngGenerationBytes() };
+  return { heapUsedMiB: { before: mib(before.heap), after: mib(after.heap) }, youngGenerationMiB: { before: mib(before.young), after: mib(after.young) } };
 }
 
 export interface IdleCollectionOptions {
@@ -50,41 +85,47 @@ export interface IdleCollectionOptions {
   windowMs?: number;
   /** The most CPU the process may have used in a window and count as idle, as a share of the window (default 0.05). */
   idleShare?: number;
-  /** Windows to wait for an idle one before giving up (default 12: a minute). */
+  /** Windows to look at, idle or busy, before giving up (default 12: a minute). */
   tries?: number;
   /** The process's CPU time in ms so far (tests inject it). */
   cpuMs?: () => number;
+  /** The collection run in an idle window (default: collectYoungGeneration). */
   collect?: () => void;
+  /** True once the collections have done their job (default: the young generation is back to YOUNG_GENERATION_SHRUNK_BYTES or less). */
+  settled?: () => boolean;
 }
 
 /**
- * One full collection once the process has been idle for a window, then nothing more. A warm-up (or
- * the first load) grows V8's young generation to its 2 × 16 MiB maximum, and V8 shrinks it only in a
- * collection that finds a low allocation rate over its last seconds: a collection right after the
- * warm-up finds a high one. Its own memory reducer may do this after some idle seconds, and in the
- * measurements often did not. Under load (a busy window) nothing happens: a pause then would cost
- * requests, and a loaded process needs its young generation anyway.
+ * Collections in idle windows until V8 has given back the young generation, then nothing more. A
+ * warm-up (or the first load) grows V8's young generation to its 2 × 16 MiB maximum, and V8 shrinks
+ * it only in a collection that finds a low (but not zero) allocation rate in its own estimate over
+ * the last seconds; one collection right after the warm-up finds a high one, and measured, one in the
+ * first idle window shrank it in only some processes. So a collection runs in every idle window until
+ * the young generation is small, at most `tries` windows. It is a scavenge, not a full collection: a
+ * full one discards the code V8 optimized during the warm-up (see collectYoungGeneration), so the first
+ * load after an idle spell paid for compiling it again. Under load (a busy window) nothing happens: a
+ * pause then would cost requests, and a loaded process needs its young generation anyway. `done`
+ * settles true once settled, false when the tries run out or stop() is called.
  */
 export function collectWhenIdle(options: IdleCollectionOptions = {}): { done: Promise<boolean>; stop(): void } {
   const windowMs = options.windowMs ?? 5000;
   const idleShare = options.idleShare ?? 0.05;
   const cpuMs = options.cpuMs ?? processCpuMs;
-  const collectNow = options.collect ?? collectGarbage;
+  const collectNow = options.collect ?? collectYoungGeneration;
+  const settled = options.settled ?? (() => youngGenerationBytes() <= YOUNG_GENERATION_SHRUNK_BYTES);
   let tries = options.tries ?? 12;
   let timer: NodeJS.Timeout | undefined;
-  let finish: (collected: boolean) => void = () => undefined;
+  let finish: (settled: boolean) => void = () => undefined;
   const done = new Promise<boolean>((resolve) => (finish = resolve));
   let last = cpuMs();
   const check = () => {
     const now = cpuMs();
     const idle = now - last <= windowMs * idleShare;
     last = now;
-    if (idle) {
-      collectNow();
-      finish(true);
-    } else if (--tries > 0) {
-      timer = setTimeout(check, windowMs).unref();
-    } else finish(false);
+    if (idle) collectNow();
+    if (idle && settled()) finish(true);
+    else if (--tries > 0) timer = setTimeout(check, windowMs).unref();
+    else finish(false);
   };
   timer = setTimeout(check, windowMs).unref();
   return {

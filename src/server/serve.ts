@@ -6,7 +6,6 @@
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import type { Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { getHeapSpaceStatistics } from 'node:v8';
 import { pino, type Logger } from 'pino';
 import { createApp, type AppOptions } from './app.js';
 import { createMetrics } from './metrics.js';
@@ -17,7 +16,7 @@ import { createProbeServer, listen, reloadCertificatesOnChange, secureContext, t
 import { ruleModules } from '../../rules/index.js';
 import { groupDomainOf } from '../engine/rule.js';
 import { kindValidator } from '../schema/validators.js';
-import { collectGarbage, collectWhenIdle, type IdleCollectionOptions } from './heap.js';
+import { collectGarbageMeasured, collectWhenIdle, collectYoungGeneration, type IdleCollectionOptions } from './heap.js';
 import { shippedCorpus, warmUp, warmUpRequests, WARM_UP_CORPUS_FILE, type WarmUpResult, type WarmUpSettings } from './warm-up.js';
 
 export interface ServeOptions extends Omit<AppOptions, 'metrics' | 'logger'> {
@@ -45,8 +44,8 @@ export interface ServeOptions extends Omit<AppOptions, 'metrics' | 'logger'> {
    */
   warmUp?: boolean | WarmUpSettings;
   /**
-   * After the warm-up, one full collection once the process is idle, so V8 gives back the young
-   * generation the warm-up grew (default: on; see collectWhenIdle). Logged at debug.
+   * After the warm-up, a collection of the young generation in idle windows until V8 gives back the
+   * young generation the warm-up grew (default: on; see collectWhenIdle). Each logged at debug.
    */
   idleCollection?: boolean | IdleCollectionOptions;
   logger?: Logger;
@@ -197,24 +196,17 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
     const settings = options.idleCollection === true || options.idleCollection === undefined ? {} : options.idleCollection;
     void warmedUp.then(() => {
       if (!ready) return;
-      idleCollection = collectWhenIdle({ ...settings, collect: () => collectLogged(settings.collect ?? collectGarbage, log) });
+      idleCollection = collectWhenIdle({ ...settings, collect: () => collectLogged(settings.collect ?? collectYoungGeneration, log) });
     });
   }
 
   return { server, probes, port, probePort, caFile: files.caFile, reloadCertificates: certificates.reload, warmedUp, close };
 }
 
-const youngGenerationMiB = () => (getHeapSpaceStatistics().find((s) => s.space_name === 'new_space')?.space_size ?? 0) / 2 ** 20;
-
 function collectLogged(collect: () => void, log: Logger): void {
-  const before = { heap: process.memoryUsage().heapUsed / 2 ** 20, young: youngGenerationMiB() };
-  collect();
-  const after = { heap: process.memoryUsage().heapUsed / 2 ** 20, young: youngGenerationMiB() };
-  const mib = (n: number) => Math.round(n * 10) / 10;
-  log.debug(
-    { heapUsedMiB: { before: mib(before.heap), after: mib(after.heap) }, youngGenerationMiB: { before: mib(before.young), after: mib(after.young) } },
-    'full garbage collection while idle',
-  );
+  const { heapUsedMiB, youngGenerationMiB } = collectGarbageMeasured(collect);
+  const tenth = ({ before, after }: { before: number; after: number }) => ({ before: Math.round(before * 10) / 10, after: Math.round(after * 10) / 10 });
+  log.debug({ heapUsedMiB: tenth(heapUsedMiB), youngGenerationMiB: tenth(youngGenerationMiB) }, 'young-generation collection while idle');
 }
 
 /** The warm-up, logged: how long it took once done; a failure at warn, and readiness does not wait for it. */

@@ -34,7 +34,7 @@ import type { RequestListener } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { kindsFor } from '../../rules/index.js';
 import { DELETION_PROTECTION_PATH } from '../engine/deletion-protection.js';
-import { collectGarbage } from './heap.js';
+import { collectGarbageMeasured } from './heap.js';
 import { processCpuMs } from '../util/cpu-time.js';
 import { markWarmUp } from './warm-up-mark.js';
 
@@ -159,9 +159,7 @@ export async function warmUp(handler: RequestListener, tls: Pick<ServerOptions, 
   let reviews = 0;
   let heapUsedMiB: WarmUpResult['heapUsedMiB'];
   const collect = () => {
-    const before = process.memoryUsage().heapUsed;
-    collectGarbage();
-    heapUsedMiB = { before: before / 2 ** 20, after: process.memoryUsage().heapUsed / 2 ** 20 };
+    heapUsedMiB = collectGarbageMeasured().heapUsedMiB;
   };
   // Halfway, while requests are in flight, so the rounds after it compile again what it discards.
   const collectAt = Math.floor(total / 2);

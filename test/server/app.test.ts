@@ -120,6 +120,16 @@ describe('routing', () => {
     expect((await client.post('/validate-cluster/', reviewOf(cluster))).status).toBe(404);
   });
 
+  it('answers a POST to every webhook path from its exact-path lookup, never from the router', async () => {
+    // The router's POST handlers only exist for other methods' 405; one reached would answer 500.
+    const paths = ['/validate', '/mutate', '/validate-resourcedeletionprotection', ...kinds.flatMap((k) => [k.webhookPaths.validate, k.webhookPaths.mutate])];
+    for (const path of paths) {
+      const answer = await client.post(path, reviewOf(cluster, 'admission.k8s.io/v1', path.includes('deletion') ? { operation: 'DELETE', object: undefined, oldObject: cluster } : {}));
+      expect({ path, status: answer.status, kind: answer.json.kind }).toEqual({ path, status: 200, kind: 'AdmissionReview' });
+    }
+    expect(paths.length).toBe(2 + 1 + 2 * kinds.length);
+  });
+
   // Found by the input fuzzer (bench/reliability): the router answered these 501, a server error.
   it('refuses a method HTTP does not define as it refuses GET: 405 on a webhook path, 404 elsewhere', async () => {
     const call = client.call;
