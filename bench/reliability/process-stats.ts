@@ -14,6 +14,8 @@ export interface ProcessSample {
   cpuSeconds: number;
   /** CPU seconds the sampling process itself (the harness, the load) has used so far. */
   samplerCpuSeconds: number;
+  /** Each core's steal so far, in seconds: time the hypervisor ran something else on it. */
+  stealSeconds: number[];
   /** V8 heap in use, when a metrics URL was given and answered. */
   heapUsedMiB?: number;
   heapTotalMiB?: number;
@@ -66,6 +68,16 @@ export function tcpPeerPorts(pid: number): number[] {
 
 const CLOCK_TICKS = 100; // USER_HZ on Linux
 
+/** Each core's steal time so far, in seconds (the eighth figure of its `cpuN` line in /proc/stat). */
+export function stealSeconds(): number[] {
+  const steal: number[] = [];
+  for (const line of readFileSync('/proc/stat', 'utf8').split('\n')) {
+    const match = /^cpu(\d+) (.*)$/.exec(line);
+    if (match) steal[Number(match[1])] = Number(match[2]!.split(' ')[7] ?? 0) / CLOCK_TICKS;
+  }
+  return steal;
+}
+
 /** User plus system CPU seconds the process has used. */
 export function cpuSeconds(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
@@ -99,7 +111,7 @@ export class ProcessSampler {
   async sample(): Promise<ProcessSample> {
     const t = (performance.now() - this.started) / 1000;
     const own = process.cpuUsage();
-    const sample: ProcessSample = { t, rssMiB: rssMiB(this.pid), fds: openFds(this.pid), cpuSeconds: cpuSeconds(this.pid), samplerCpuSeconds: (own.user + own.system) / 1e6 };
+    const sample: ProcessSample = { t, rssMiB: rssMiB(this.pid), fds: openFds(this.pid), cpuSeconds: cpuSeconds(this.pid), samplerCpuSeconds: (own.user + own.system) / 1e6, stealSeconds: stealSeconds() };
     if (this.metricsUrl) {
       const heap = await heapFromMetrics(this.metricsUrl);
       if (heap) Object.assign(sample, { heapUsedMiB: heap.used, heapTotalMiB: heap.total });
@@ -120,14 +132,16 @@ export class ProcessSampler {
 
   /**
    * The share of a core (0–1) the sampled process (`server`) and the sampler's own process
-   * (`sampler`) used between the sample before `sample` and it: per second, whether a slow
-   * second was a busy server or a busy load generator.
+   * (`sampler`) used between the sample before `sample` and it, and the share of core `stealCore`
+   * the hypervisor took (`steal`): per second, whether a slow second was a busy server, a busy
+   * load generator, or a core the machine did not give.
    */
-  cpuShareBefore(sample: ProcessSample): { server: number; sampler: number } | undefined {
+  cpuShareBefore(sample: ProcessSample, stealCore = 0): { server: number; sampler: number; steal: number } | undefined {
     const before = this.samples[this.samples.indexOf(sample) - 1];
     if (!before) return undefined;
     const seconds = sample.t - before.t;
-    return { server: (sample.cpuSeconds - before.cpuSeconds) / seconds, sampler: (sample.samplerCpuSeconds - before.samplerCpuSeconds) / seconds };
+    const steal = ((sample.stealSeconds[stealCore] ?? 0) - (before.stealSeconds[stealCore] ?? 0)) / seconds;
+    return { server: (sample.cpuSeconds - before.cpuSeconds) / seconds, sampler: (sample.samplerCpuSeconds - before.samplerCpuSeconds) / seconds, steal };
   }
 
   /** Mean of `field` over the samples taken from `from` to `to` seconds. */

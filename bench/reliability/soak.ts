@@ -165,13 +165,13 @@ async function main(): Promise<number> {
 
   const inSecond = <T extends { at: number }>(pauses: readonly T[], second: number) => pauses.filter((g) => Math.floor((g.at - recordedFrom) / 1000) + 1 === second);
   const gcIn = (second: number) => inSecond(gcPauses, second);
-  console.log(`   s | fired | errors | p50 ms | p99 ms | p99.9 ms | max ms | lag ms | server CPU % | load CPU % | load GC ms | RSS MiB | heap MiB${traceGc ? ' | GC ms (longest)' : ''}`);
+  console.log(`   s | fired | errors | p50 ms | p99 ms | p99.9 ms | max ms | lag ms | server CPU % | its core's steal % | load CPU % | load GC ms | RSS MiB | heap MiB${traceGc ? ' | GC ms (longest)' : ''}`);
   for (const s of result.seconds) {
     // The sample taken nearest the end of this second (timers run late on a busy machine).
     const memory = run.samples.reduce<ProcessSample | undefined>((best, x) => (best && Math.abs(best.t - s.second) <= Math.abs(x.t - s.second) ? best : x), undefined);
-    const share = memory && sampler.cpuShareBefore(memory);
+    const share = memory && sampler.cpuShareBefore(memory, o['server-cpu']);
     console.log(
-      `${String(s.second).padStart(4)} | ${String(s.fired).padStart(5)} | ${String(s.errors).padStart(6)} | ${ms(s.p50).padStart(6)} | ${ms(s.p99).padStart(6)} | ${ms(s.p999).padStart(8)} | ${s.max.toFixed(1).padStart(6)} | ${s.maxLagMs.toFixed(1).padStart(6)} | ${percent(share?.server).padStart(12)} | ${percent(share?.sampler).padStart(10)} | ${inSecond(loadGcPauses, s.second).reduce((a, g) => a + g.ms, 0).toFixed(1).padStart(10)} | ${(memory?.rssMiB ?? Number.NaN).toFixed(1).padStart(7)} | ${(memory?.heapUsedMiB ?? Number.NaN).toFixed(1).padStart(8)}${traceGc ? ` | ${gcIn(s.second).reduce((a, g) => a + g.ms, 0).toFixed(1).padStart(5)} (${Math.max(0, ...gcIn(s.second).map((g) => g.ms)).toFixed(1)})` : ''}`,
+      `${String(s.second).padStart(4)} | ${String(s.fired).padStart(5)} | ${String(s.errors).padStart(6)} | ${ms(s.p50).padStart(6)} | ${ms(s.p99).padStart(6)} | ${ms(s.p999).padStart(8)} | ${s.max.toFixed(1).padStart(6)} | ${s.maxLagMs.toFixed(1).padStart(6)} | ${percent(share?.server).padStart(12)} | ${percent(share?.steal).padStart(18)} | ${percent(share?.sampler).padStart(10)} | ${inSecond(loadGcPauses, s.second).reduce((a, g) => a + g.ms, 0).toFixed(1).padStart(10)} | ${(memory?.rssMiB ?? Number.NaN).toFixed(1).padStart(7)} | ${(memory?.heapUsedMiB ?? Number.NaN).toFixed(1).padStart(8)}${traceGc ? ` | ${gcIn(s.second).reduce((a, g) => a + g.ms, 0).toFixed(1).padStart(5)} (${Math.max(0, ...gcIn(s.second).map((g) => g.ms)).toFixed(1)})` : ''}`,
     );
   }
   const all = summarizeLatencies(result.latencies);

@@ -43,14 +43,18 @@ describe.skipIf(!linux)('ProcessSampler CPU shares (reads /proc: Linux only)', (
     // The sampled process is this one: both readings moved by the CPU just burnt.
     expect(second.cpuSeconds - first.cpuSeconds).toBeGreaterThanOrEqual(0.01);
     expect(second.samplerCpuSeconds - first.samplerCpuSeconds).toBeGreaterThanOrEqual(0.02);
+    // One steal figure per core, never going back.
+    expect(second.stealSeconds).toHaveLength(first.stealSeconds.length);
+    second.stealSeconds.forEach((s, core) => expect(s).toBeGreaterThanOrEqual(first.stealSeconds[core]!));
   });
 
   it("gives each second's share of a core, of the server and of the sampler, from the sample before", () => {
     const sampler = new ProcessSampler(process.pid);
-    const at = (t: number, cpuSeconds: number, samplerCpuSeconds: number): ProcessSample => ({ t, rssMiB: 1, fds: 1, cpuSeconds, samplerCpuSeconds });
-    sampler.samples.push(at(1, 2, 1), at(1.5, 2.25, 1.4), at(2.5, 3.25, 1.4));
+    const at = (t: number, cpuSeconds: number, samplerCpuSeconds: number, stealSeconds: number[]): ProcessSample => ({ t, rssMiB: 1, fds: 1, cpuSeconds, samplerCpuSeconds, stealSeconds });
+    sampler.samples.push(at(1, 2, 1, [5, 7]), at(1.5, 2.25, 1.4, [5.1, 7]), at(2.5, 3.25, 1.4, [5.1, 7.5]));
     expect(sampler.cpuShareBefore(sampler.samples[0]!)).toBeUndefined();
-    expect(sampler.cpuShareBefore(sampler.samples[1]!)).toEqual({ server: 0.5, sampler: expect.closeTo(0.8, 9) });
-    expect(sampler.cpuShareBefore(sampler.samples[2]!)).toEqual({ server: 1, sampler: 0 });
+    expect(sampler.cpuShareBefore(sampler.samples[1]!)).toEqual({ server: 0.5, sampler: expect.closeTo(0.8, 9), steal: expect.closeTo(0.2, 9) });
+    expect(sampler.cpuShareBefore(sampler.samples[2]!)).toEqual({ server: 1, sampler: 0, steal: 0 });
+    expect(sampler.cpuShareBefore(sampler.samples[2]!, 1)).toEqual({ server: 1, sampler: 0, steal: 0.5 });
   });
 });
