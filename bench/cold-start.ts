@@ -20,7 +20,7 @@ import { fileURLToPath } from 'node:url';
 import { numberFlags } from './reliability/args.js';
 import { certDir } from './reliability/certs.js';
 import { keepAliveAgent, send } from './reliability/client.js';
-import { cpuSeconds } from './reliability/process-stats.js';
+import { cpuSeconds, pinSelf } from './reliability/process-stats.js';
 import { Mix } from './reliability/review-mix.js';
 import { startWebhook } from './reliability/server-process.js';
 
@@ -109,7 +109,7 @@ async function servedSample(mode: ServedMode, reviews: number, certs: ReturnType
 async function served(): Promise<void> {
   const { numbers } = numberFlags({ samples: 5, reviews: 2000 }, { served: 'boolean' });
   // The servers run on core 0 (where npm run pinned this process); the load moves to core 1.
-  spawnSync('taskset', ['-a', '-p', '-c', '1', String(process.pid)], { stdio: 'ignore' });
+  pinSelf(1);
   const certs = certDir();
   const mix = new Mix();
   const runs: Record<ServedMode, Sample[]> = { cold: [], warmed: [] };

@@ -14,13 +14,13 @@
  *
  * Builds are given as bench/builds.ts reads them (`name=dir[,flag...]`, `--node=`, `--env=`).
  */
-import { spawnSync } from 'node:child_process';
 import { readFileSync, realpathSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { alternating, buildLabel, parseBuilds, type Build } from './builds.js';
 import { certDir } from './reliability/certs.js';
 import { keepAliveAgent, send } from './reliability/client.js';
 import { Mix } from './reliability/review-mix.js';
+import { metricMiB, pinSelf } from './reliability/process-stats.js';
 import { startWebhook } from './reliability/server-process.js';
 import { median } from './stats.js';
 
@@ -67,15 +67,14 @@ async function read(pid: number, probePort: number, node: string): Promise<{ rea
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const all = mappings(pid);
   const text = await (await fetch(`http://127.0.0.1:${probePort}/metrics`)).text();
-  const metric = (name: string) => Number(new RegExp(`^${name} (\\S+)`, 'm').exec(text)?.[1]) / 2 ** 20;
   const reading = {
     rss: kib(status, 'VmRSS'),
     anon: kib(status, 'RssAnon'),
     file: kib(status, 'RssFile'),
     nodeBinary: all.get(node) ?? 0,
-    heapTotal: metric('nodejs_heap_size_total_bytes'),
-    heapUsed: metric('nodejs_heap_size_used_bytes'),
-    external: metric('nodejs_external_memory_bytes'),
+    heapTotal: metricMiB(text, 'nodejs_heap_size_total_bytes'),
+    heapUsed: metricMiB(text, 'nodejs_heap_size_used_bytes'),
+    external: metricMiB(text, 'nodejs_external_memory_bytes'),
   };
   const spaces = new Map<string, { size: number; used: number }>();
   for (const [, kind, space, value] of text.matchAll(/^nodejs_heap_space_size_(total|used)_bytes\{space="([^"]+)"\} (\S+)/gm)) {
@@ -132,7 +131,7 @@ const idleMs = Number(values['idle-ms'] ?? 8000);
 const loadSeconds = Number(values['load-seconds'] ?? 0);
 
 // The servers run on core 0; this process (the load, when there is one) on core 1.
-spawnSync('taskset', ['-a', '-p', '-c', '1', String(process.pid)], { stdio: 'ignore' });
+pinSelf(1);
 const certs = certDir();
 const mix = new Mix();
 const runs = await alternating(all, samples, (build) => sample(build, idleMs, loadSeconds, certs, mix));

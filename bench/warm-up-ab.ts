@@ -20,12 +20,11 @@
  * dir/dist/src/cli/bin.js), the flags are added to `fleetgate serve`'s, except `--node=FLAG`, given to
  * Node itself (`--node=--max-semi-space-size=4`), and `--env=NAME=VALUE`, set in its environment.
  */
-import { spawnSync } from 'node:child_process';
 import { parseArgs } from 'node:util';
 import { alternating, buildLabel, parseBuilds, type Build } from './builds.js';
 import { certDir } from './reliability/certs.js';
 import { keepAliveAgent, send } from './reliability/client.js';
-import { cpuSeconds } from './reliability/process-stats.js';
+import { cpuSeconds, pinSelf } from './reliability/process-stats.js';
 import { Mix } from './reliability/review-mix.js';
 import { startWebhook } from './reliability/server-process.js';
 import { median } from './stats.js';
@@ -89,7 +88,7 @@ const idleMs = Number(values['idle-ms'] ?? 0);
 if (!(blocks >= 6)) throw new Error('--blocks must be at least 6: the steady state is the last third');
 
 // The servers run on core 0 (where npm run pinned this process); the load moves to core 1.
-spawnSync('taskset', ['-a', '-p', '-c', '1', String(process.pid)], { stdio: 'ignore' });
+pinSelf(1);
 const certs = certDir();
 const mix = new Mix();
 const runs = await alternating(all, samples, (build) => sample(build, blocks, connections, idleMs, certs, mix));

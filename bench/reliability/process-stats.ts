@@ -3,6 +3,7 @@
  * file descriptors, CPU time; and its V8 heap from the Node process metrics it exposes in the
  * Prometheus text format (fleetgate's probe port; any prom-client server's /metrics).
  */
+import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 
 export interface ProcessSample {
@@ -66,6 +67,11 @@ export function tcpPeerPorts(pid: number): number[] {
   return ports;
 }
 
+/** Moves this process (every thread of it) to one core, when taskset is there; whether it did. */
+export function pinSelf(cpu: number): boolean {
+  return spawnSync('taskset', ['-a', '-p', '-c', String(cpu), String(process.pid)], { stdio: 'ignore' }).status === 0;
+}
+
 const CLOCK_TICKS = 100; // USER_HZ on Linux
 
 /** Each core's steal time so far, in seconds (the eighth figure of its `cpuN` line in /proc/stat). */
@@ -84,13 +90,15 @@ export function cpuSeconds(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
 }
 
+/** The value of an unlabelled metric on a Prometheus text page, bytes read as MiB (NaN when absent). */
+export const metricMiB = (text: string, name: string): number => Number(new RegExp(`^${name} (\\S+)`, 'm').exec(text)?.[1]) / 2 ** 20;
+
 /** The V8 heap figures of a prom-client /metrics page, in MiB. */
 export async function heapFromMetrics(url: string): Promise<{ used: number; total: number } | undefined> {
   try {
     const text = await (await fetch(url, { signal: AbortSignal.timeout(2000) })).text();
-    const read = (name: string) => Number(new RegExp(`^${name} (\\S+)`, 'm').exec(text)?.[1]) / 1024 / 1024;
-    const used = read('nodejs_heap_size_used_bytes');
-    const total = read('nodejs_heap_size_total_bytes');
+    const used = metricMiB(text, 'nodejs_heap_size_used_bytes');
+    const total = metricMiB(text, 'nodejs_heap_size_total_bytes');
     return Number.isFinite(used) ? { used, total } : undefined;
   } catch {
     return undefined;

@@ -13,7 +13,6 @@
  * first ten; and the load must have held its rate (p99 lag behind its schedule within 10 ms), or
  * the run says nothing about the server.
  */
-import { spawnSync } from 'node:child_process';
 import { PerformanceObserver } from 'node:perf_hooks';
 import { numberFlags } from './args.js';
 import { writeFileSync } from 'node:fs';
@@ -21,7 +20,7 @@ import { join } from 'node:path';
 import { keepAliveAgent, send, type Outcome, type Target } from './client.js';
 import { Goals } from './goals.js';
 import { openLoop, summarizeLatencies, type FireResult, type OpenLoopResult } from './open-loop.js';
-import { cpuSeconds, ProcessSampler, type ProcessSample } from './process-stats.js';
+import { cpuSeconds, pinSelf, ProcessSampler, type ProcessSample } from './process-stats.js';
 import { judgeAnswer, Mix, type MixRequest } from './review-mix.js';
 import { repoRoot, startServerProcess, startWebhook } from './server-process.js';
 import { certDir } from './certs.js';
@@ -38,11 +37,6 @@ if (!['debug', 'info', 'warn', 'error'].includes(logLevel)) throw new Error(`--l
 const traceGc = strings['trace-gc'] === true;
 const cpuProfDir = strings['cpu-prof-dir'] as string | undefined;
 const serverNodeArgs = [...(traceGc ? ['--trace-gc'] : []), ...(cpuProfDir ? ['--cpu-prof', '--cpu-prof-dir', cpuProfDir] : [])];
-
-/** Moves this process (every thread of it) to one core, when taskset is there. */
-function pinSelf(cpu: number): boolean {
-  return spawnSync('taskset', ['-a', '-p', '-c', String(cpu), String(process.pid)], { stdio: 'ignore' }).status === 0;
-}
 
 /** A GC pause of the server's, from its `--trace-gc` lines, stamped when the line arrived. */
 interface GcPause {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { connect, createServer, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { ProcessSampler, tcpPeerPorts, type ProcessSample } from '../../bench/reliability/process-stats.js';
+import { metricMiB, ProcessSampler, tcpPeerPorts, type ProcessSample } from '../../bench/reliability/process-stats.js';
 
 const linux = process.platform === 'linux';
 
@@ -56,5 +56,13 @@ describe.skipIf(!linux)('ProcessSampler CPU shares (reads /proc: Linux only)', (
     expect(sampler.cpuShareBefore(sampler.samples[1]!)).toEqual({ server: 0.5, sampler: expect.closeTo(0.8, 9), steal: expect.closeTo(0.2, 9) });
     expect(sampler.cpuShareBefore(sampler.samples[2]!)).toEqual({ server: 1, sampler: 0, steal: 0 });
     expect(sampler.cpuShareBefore(sampler.samples[2]!, 1)).toEqual({ server: 1, sampler: 0, steal: 0.5 });
+  });
+});
+
+describe('metricMiB', () => {
+  it("reads an unlabelled metric's bytes as MiB, and NaN for one the page lacks", () => {
+    const page = '# HELP nodejs_heap_size_used_bytes x\nnodejs_heap_size_used_bytes 3145728\nnodejs_heap_size_used_bytes_extra 1\nnodejs_heap_space_size_used_bytes{space="new"} 7\n';
+    expect(metricMiB(page, 'nodejs_heap_size_used_bytes')).toBe(3);
+    expect(metricMiB(page, 'nodejs_heap_size_total_bytes')).toBeNaN();
   });
 });
