@@ -24,8 +24,9 @@
  * The full garbage collection that leaves the heap small runs halfway through the rounds, not after
  * them. One after them, when no request is in flight any more, left twice as many functions to be
  * optimized after readiness as no collection did (--trace-opt, 20 rounds), and 16 rounds followed by
- * it still left the first requests at 2.2-2.3 times the steady cost: it probably frees what only the
- * requests kept alive, and V8 drops the optimized code that depended on it. The rounds after it
+ * it still left the first requests at 2.2-2.3 times the steady cost: with no request alive, the
+ * hidden classes only requests' objects used die, and V8 discards the code optimized against them
+ * (--trace-deopt-verbose: "weak objects"; see collectYoungGeneration in heap.ts). The rounds after it
  * compile that code again before readiness. Figures: docs/reliability.md (npm run bench:warm-up-ab).
  */
 import { readFileSync } from 'node:fs';
