@@ -12,6 +12,7 @@ import { examples } from '../../test/fixtures/index.js';
 import { corpus } from '../corpus.js';
 import type { FireResult } from './open-loop.js';
 import type { Outcome } from './client.js';
+import type { RawAnswer } from './keep-alive-pool.js';
 
 export interface MixRequest {
   path: string;
@@ -89,5 +90,20 @@ export function judgeAnswer(request: MixRequest, uid: string, outcome: Outcome):
   }
   if (answer.kind !== 'AdmissionReview' || answer.response?.uid !== uid) return { ok: false, error: 'not the AdmissionReview for this uid' };
   if (answer.response.allowed !== request.allowed) return { ok: false, error: `wrong verdict for ${request.kind} (${request.mode})` };
+  return { ok: true };
+}
+
+/**
+ * The same judgement on an answer's bytes, for the soak's lean transport: the fields are found as
+ * the server writes them (JSON without spaces; a quote inside a message is escaped, so these
+ * texts occur only as the fields themselves), without parsing a body each request.
+ */
+export function judgeAnswerBytes(request: MixRequest, uid: string, answer: RawAnswer): FireResult {
+  if (answer.status === undefined) return { ok: false, error: answer.error ?? 'no answer' };
+  if (answer.status !== 200) return { ok: false, error: `status ${answer.status}` };
+  const body = answer.body!;
+  if (!body.includes('"kind":"AdmissionReview"') || !body.includes(`"uid":"${uid}"`)) return { ok: false, error: 'not the AdmissionReview for this uid' };
+  const verdict = body.includes('"allowed":true') ? true : body.includes('"allowed":false') ? false : undefined;
+  if (verdict !== request.allowed) return { ok: false, error: `wrong verdict for ${request.kind} (${request.mode})` };
   return { ok: true };
 }

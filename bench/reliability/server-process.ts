@@ -36,8 +36,8 @@ export interface ServerProcess<Ready> {
   child: ChildProcess;
   pid: number;
   ready: Ready;
-  /** Log lines seen so far (the last `keepLines`), JSON-parsed where they are JSON. */
-  log: unknown[];
+  /** Log lines seen so far (the last `keepLines`), as written. */
+  log: string[];
   /** How many log lines the server wrote. */
   logLines: number;
   /** Resolves when the process exits, for whatever reason. */
@@ -64,6 +64,12 @@ export interface StartOptions<Ready> {
   readyCheck?: () => Promise<Ready | undefined>;
   /** Called with each log line (parsed where it is JSON). */
   onLine?: (line: unknown) => void;
+  /**
+   * Called with each log line as written. A harness under load that needs only some lines should
+   * take them here: parsing every line in the load generator's process is garbage, and its
+   * collector's pauses are then measured as the server's latency.
+   */
+  onText?: (text: string) => void;
   keepLines?: number;
   startTimeoutMs?: number;
 }
@@ -105,9 +111,9 @@ export function startServerProcess<Ready>(options: StartOptions<Ready>): Promise
     };
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`the server did not start within ${options.startTimeoutMs ?? 60_000} ms; its last lines:\n${proc.log.slice(-10).map((l) => JSON.stringify(l)).join('\n')}`));
+      reject(new Error(`the server did not start within ${options.startTimeoutMs ?? 60_000} ms; its last lines:\n${proc.log.slice(-10).join('\n')}`));
     }, options.startTimeoutMs ?? 60_000);
-    const onText = (stream: NodeJS.ReadableStream) => {
+    const readLines = (stream: NodeJS.ReadableStream) => {
       let rest = '';
       stream.setEncoding('utf8');
       stream.on('data', (chunk: string) => {
@@ -115,27 +121,23 @@ export function startServerProcess<Ready>(options: StartOptions<Ready>): Promise
         rest = lines.pop()!;
         for (const text of lines) {
           if (!text) continue;
-          let line: unknown = text;
-          if (text.startsWith('{')) {
-            try {
-              line = JSON.parse(text);
-            } catch {
-              // a line cut or not JSON: kept as text
-            }
-          }
           proc.logLines++;
-          proc.log.push(line);
+          proc.log.push(text);
           if (proc.log.length > keep) proc.log.splice(0, proc.log.length - keep);
+          options.onText?.(text);
+          const waiting = ready === undefined && options.readyWhen !== undefined;
+          if (!options.onLine && !waiting) continue;
+          const line = parseLine(text);
           options.onLine?.(line);
-          if (ready === undefined && options.readyWhen && typeof line === 'object' && line !== null) {
-            const value = options.readyWhen(line as Record<string, unknown>);
+          if (waiting && typeof line === 'object' && line !== null) {
+            const value = options.readyWhen!(line as Record<string, unknown>);
             if (value !== undefined) becomeReady(value);
           }
         }
       });
     };
-    onText(child.stdout!);
-    onText(child.stderr!);
+    readLines(child.stdout!);
+    readLines(child.stderr!);
     if (options.readyCheck) {
       const check = options.readyCheck;
       const poll = () => {
@@ -150,7 +152,7 @@ export function startServerProcess<Ready>(options: StartOptions<Ready>): Promise
     void exited.then((report) => {
       if (ready !== undefined) return;
       clearTimeout(timer);
-      reject(new Error(`the server exited (code ${report.code}, signal ${report.signal}) before it was ready; its last lines:\n${proc.log.slice(-10).map((l) => JSON.stringify(l)).join('\n')}`));
+      reject(new Error(`the server exited (code ${report.code}, signal ${report.signal}) before it was ready; its last lines:\n${proc.log.slice(-10).join('\n')}`));
     });
   });
 }
@@ -177,8 +179,21 @@ export interface WebhookOptions {
   /** Environment variables for the server process, added to the harness's own. */
   env?: Record<string, string>;
   onLine?: (line: unknown) => void;
+  onText?: (text: string) => void;
+  /** How many of the last log lines to keep (default 500). */
+  keepLines?: number;
   /** The CLI to run (default: this checkout's fleetgateBin); another build's, to compare builds. */
   bin?: string;
+}
+
+/** A log line, parsed where it is JSON (a line cut short, or not JSON, stays text). */
+function parseLine(text: string): unknown {
+  if (!text.startsWith('{')) return text;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
 }
 
 /** A port free on 127.0.0.1 a moment ago (the system's pick for port 0, released). */
@@ -233,6 +248,8 @@ async function startWebhookOn(port: number, probePort: number, options: WebhookO
     cwd,
     env: options.env,
     onLine: options.onLine,
+    onText: options.onText,
+    keepLines: options.keepLines,
     readyCheck: async () => {
       const status = await fetch(`http://127.0.0.1:${probePort}/readyz`).then((r) => r.status, () => 0);
       if (status === 0 || (options.waitFor === 'ready' && status !== 200) || !(await accepts(port))) return undefined;

@@ -3,7 +3,8 @@
  *
  * `fleetgate serve` pinned to core 0 (taskset), this process (the load) to core 1. The load is
  * open-loop (bench/reliability/open-loop.ts): `--rate` requests a second at fixed intended times,
- * over keep-alive HTTPS connections, whatever the answers do; after `--warm-up` seconds at the
+ * over keep-alive HTTPS connections (a lean pool of them: bench/reliability/keep-alive-pool.ts;
+ * `--client node` uses Node's https client instead), whatever the answers do; after `--warm-up` seconds at the
  * same rate, `--seconds` are recorded. The requests are the realistic mix of
  * bench/reliability/review-mix.ts, every answer checked against its expected verdict.
  * Every second: requests, errors, p50/p99/p99.9 latency, the server's RSS and V8 heap (from its
@@ -17,18 +18,26 @@ import { PerformanceObserver } from 'node:perf_hooks';
 import { numberFlags } from './args.js';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { keepAliveAgent, send, type Outcome, type Target } from './client.js';
+import { keepAliveAgent, send, type Target } from './client.js';
+import { KeepAlivePool, postBytes } from './keep-alive-pool.js';
 import { Goals } from './goals.js';
 import { openLoop, summarizeLatencies, type FireResult, type OpenLoopResult } from './open-loop.js';
 import { cpuSeconds, pinSelf, ProcessSampler, type ProcessSample } from './process-stats.js';
-import { judgeAnswer, Mix, type MixRequest } from './review-mix.js';
+import { judgeAnswer, judgeAnswerBytes, Mix, type MixRequest } from './review-mix.js';
 import { repoRoot, startServerProcess, startWebhook } from './server-process.js';
 import { certDir } from './certs.js';
 
 const { numbers: o, strings } = numberFlags(
   { seconds: 60, rate: 2000, 'warm-up': 5, 'floor-seconds': 10, connections: 32, 'server-cpu': 0, 'load-cpu': 1, 'p99-ms': 5, 'lag-ms': 10 },
-  { 'log-level': 'string', 'trace-gc': 'boolean', 'cpu-prof-dir': 'string', 'server-warm-up': 'string' },
+  { 'log-level': 'string', 'trace-gc': 'boolean', 'cpu-prof-dir': 'string', 'server-warm-up': 'string', client: 'string' },
 );
+/**
+ * `--client pool` (the default): the lean keep-alive pool (bench/reliability/keep-alive-pool.ts);
+ * `--client node`: Node's https client with a keep-alive agent, whose own garbage collection
+ * stalls the load: kept to show, in one run, what the instrument adds to the floor's tail.
+ */
+const client = (strings.client as string | undefined) ?? 'pool';
+if (client !== 'pool' && client !== 'node') throw new Error(`--client must be pool or node, got "${client}"`);
 /** `--server-warm-up false` starts fleetgate with `--warm-up=false`: with `--warm-up 0`, the first seconds show what a cold pod does. */
 const serverWarmUp = (strings['server-warm-up'] as string | undefined) ?? 'true';
 if (serverWarmUp !== 'true' && serverWarmUp !== 'false') throw new Error(`--server-warm-up must be true or false, got "${serverWarmUp}"`);
@@ -46,8 +55,7 @@ interface GcPause {
 }
 const gcPauses: GcPause[] = [];
 const GC_LINE = /ms: (Scavenge|Minor Mark-Compact|Mark-Compact(?: \(reduce\))?|Mark-Sweep)\b[^,]*MB, ([\d.]+) \/ ([\d.]+) ms/;
-const onServerLine = (line: unknown) => {
-  if (typeof line !== 'string') return;
+const onServerLine = (line: string) => {
   const match = GC_LINE.exec(line);
   if (match) gcPauses.push({ at: performance.now(), type: match[1]!.startsWith('Scavenge') ? 'scavenge' : 'mark-compact', ms: Number(match[2]) });
 };
@@ -68,10 +76,59 @@ interface SoakRun {
   sampler: ProcessSampler;
 }
 
-/** `seconds` of the mix at the rate against `target`, answers judged by `judge`, the process `pid` sampled every second. */
-async function soak(target: Target, pid: number, metricsUrl: string | undefined, seconds: number, judge: (request: MixRequest, uid: string, outcome: Outcome) => FireResult): Promise<SoakRun> {
+/** Request i's uid: of one width, so a request's bytes can be made once per review and only the uid written in. */
+const uidOf = (i: number) => `soak-${String(i).padStart(10, '0')}`;
+const UID_WIDTH = uidOf(0).length;
+
+/** Sends request i of the mix and judges its answer: everything (`verdicts`) or only the status (the floor). */
+interface Transport {
+  fire(i: number): Promise<FireResult>;
+  close(): void;
+}
+
+function poolTransport(target: Target, mix: Mix, verdicts: boolean): Transport {
+  const pool = new KeepAlivePool({ host: target.host, port: target.port, ca: target.ca!, servername: target.servername }, o.connections, 10_000);
+  // Each review's request bytes, made once with a placeholder uid; a request copies them and writes its uid in.
+  const placeholder = 'x'.repeat(UID_WIDTH);
+  const templates = new Map<MixRequest, { bytes: Buffer; uidAt: number }>();
+  for (const request of mix.all) {
+    const bytes = postBytes(`${target.host}:${target.port}`, request.path, Buffer.from(mix.bodyOf(request, placeholder)), { 'Content-Type': 'application/json' });
+    templates.set(request, { bytes, uidAt: bytes.indexOf(placeholder) });
+  }
+  return {
+    async fire(i) {
+      const request = mix.at(i);
+      const uid = uidOf(i);
+      const template = templates.get(request)!;
+      const bytes = Buffer.allocUnsafe(template.bytes.length);
+      template.bytes.copy(bytes);
+      bytes.write(uid, template.uidAt, 'latin1');
+      const answer = await pool.send(bytes);
+      if (verdicts) return judgeAnswerBytes(request, uid, answer);
+      return answer.status === 200 ? { ok: true } : { ok: false, error: answer.error ?? `status ${answer.status}` };
+    },
+    close: () => pool.close(),
+  };
+}
+
+function nodeTransport(target: Target, mix: Mix, verdicts: boolean): Transport {
   const agent = keepAliveAgent(target, o.connections);
+  return {
+    async fire(i) {
+      const request = mix.at(i);
+      const uid = uidOf(i);
+      const outcome = await send(target, { path: request.path, headers: { 'content-type': 'application/json' }, body: Buffer.from(mix.bodyOf(request, uid)), deadlineMs: 10_000, agent });
+      if (verdicts) return judgeAnswer(request, uid, outcome);
+      return outcome.status === 200 ? { ok: true } : { ok: false, error: outcome.error ?? `status ${outcome.status}` };
+    },
+    close: () => agent.destroy(),
+  };
+}
+
+/** `seconds` of the mix at the rate against `target`, answers judged (`verdicts`, or the status only), the process `pid` sampled every second. */
+async function soak(target: Target, pid: number, metricsUrl: string | undefined, seconds: number, verdicts: boolean): Promise<SoakRun> {
   const mix = new Mix();
+  const transport = (client === 'pool' ? poolTransport : nodeTransport)(target, mix, verdicts);
   const sampler = new ProcessSampler(pid, metricsUrl);
   let sampling = false;
   let cpuAtStart = 0;
@@ -79,7 +136,7 @@ async function soak(target: Target, pid: number, metricsUrl: string | undefined,
     rate: o.rate,
     seconds,
     warmUpSeconds: o['warm-up'],
-    fire: async (i) => {
+    fire: (i) => {
       if (!sampling && i >= o['warm-up'] * o.rate) {
         // Memory is sampled from the first recorded second on, once a second.
         sampling = true;
@@ -88,16 +145,13 @@ async function soak(target: Target, pid: number, metricsUrl: string | undefined,
         void sampler.sample();
         sampler.start(1000);
       }
-      const request = mix.at(i);
-      const uid = `soak-${i}`;
-      const outcome = await send(target, { path: request.path, headers: { 'content-type': 'application/json' }, body: Buffer.from(mix.bodyOf(request, uid)), deadlineMs: 10_000, agent });
-      return judge(request, uid, outcome);
+      return transport.fire(i);
     },
   });
   // Read before the drain ends it: answers of the last second are still being served.
   const cpu = cpuSeconds(pid) - cpuAtStart;
   sampler.stop();
-  agent.destroy();
+  transport.close();
   return { cpu, result, samples: sampler.samples, sampler };
 }
 
@@ -125,7 +179,7 @@ async function main(): Promise<number> {
   const certs = certDir();
   const mix = new Mix();
   console.log(
-    `reliability:soak: ${o.rate} req/s open-loop, ${o.connections} keep-alive HTTPS connections, ${mix.all.length} distinct reviews (${mix.all.filter((m) => m.allowed).length} allowed), 70 % of requests valid; ${pinned ? `servers on core ${o['server-cpu']}, load on core ${o['load-cpu']}` : 'taskset missing: nothing pinned'}`,
+    `reliability:soak: ${o.rate} req/s open-loop, ${o.connections} keep-alive HTTPS connections (${client === 'pool' ? 'the lean pool' : "Node's https client"}), ${mix.all.length} distinct reviews (${mix.all.filter((m) => m.allowed).length} allowed), 70 % of requests valid; ${pinned ? `servers on core ${o['server-cpu']}, load on core ${o['load-cpu']}` : 'taskset missing: nothing pinned'}`,
   );
 
   // The floor first: a bare Node https server reading and parsing the same bodies, at the same rate,
@@ -141,7 +195,7 @@ async function main(): Promise<number> {
       cpu: o['server-cpu'],
       readyWhen: (line) => (typeof line.port === 'number' ? { port: line.port } : undefined),
     });
-    const run = await soak({ host: '127.0.0.1', port: floor.ready.port, ca: certs.ca }, floor.pid, undefined, o['floor-seconds'], (_r, _u, outcome) => (outcome.status === 200 ? { ok: true } : { ok: false, error: outcome.error ?? `status ${outcome.status}` }));
+    const run = await soak({ host: '127.0.0.1', port: floor.ready.port, ca: certs.ca }, floor.pid, undefined, o['floor-seconds'], false);
     await floor.stop();
     const f = summarizeLatencies(run.result.latencies);
     floorP99 = f.p99;
@@ -150,9 +204,9 @@ async function main(): Promise<number> {
     console.log(floorLine);
   }
 
-  const server = await startWebhook({ certDir: certs.dir, ca: certs.ca, cpu: o['server-cpu'], logLevel, waitFor: 'ready', nodeArgs: serverNodeArgs, onLine: onServerLine, extraArgs: [`--warm-up=${serverWarmUp}`] });
+  const server = await startWebhook({ certDir: certs.dir, ca: certs.ca, cpu: o['server-cpu'], logLevel, waitFor: 'ready', nodeArgs: serverNodeArgs, onText: onServerLine, keepLines: 20, extraArgs: [`--warm-up=${serverWarmUp}`] });
   console.log(`fleetgate serve --log-level ${logLevel} --warm-up=${serverWarmUp}${serverNodeArgs.length ? ` (node ${serverNodeArgs.join(' ')})` : ''} (pid ${server.pid}): ${o['warm-up']} s of warm-up, then ${o.seconds} s recorded`);
-  const run = await soak({ host: '127.0.0.1', port: server.ready.port, ca: server.ready.ca }, server.pid, `http://127.0.0.1:${server.ready.probePort}/metrics`, o.seconds, judgeAnswer);
+  const run = await soak({ host: '127.0.0.1', port: server.ready.port, ca: server.ready.ca }, server.pid, `http://127.0.0.1:${server.ready.probePort}/metrics`, o.seconds, true);
   const exit = await server.stop();
   const { result, sampler } = run;
   const cpuMs = (run.cpu * 1000) / result.answered;
