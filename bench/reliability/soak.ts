@@ -29,7 +29,7 @@ import { certDir } from './certs.js';
 
 const { numbers: o, strings } = numberFlags(
   { seconds: 60, rate: 2000, 'warm-up': 5, 'floor-seconds': 10, connections: 32, 'server-cpu': 0, 'load-cpu': 1, 'p99-ms': 5, 'lag-ms': 10 },
-  { 'log-level': 'string', 'trace-gc': 'boolean', 'cpu-prof-dir': 'string', 'server-warm-up': 'string', client: 'string' },
+  { 'log-level': 'string', 'trace-gc': 'boolean', 'cpu-prof-dir': 'string', 'server-warm-up': 'string', client: 'string', 'server-node-args': 'string' },
 );
 /**
  * `--client pool` (the default): the lean keep-alive pool (bench/reliability/keep-alive-pool.ts);
@@ -45,7 +45,9 @@ const logLevel = (strings['log-level'] as 'debug' | 'info' | 'warn' | 'error' | 
 if (!['debug', 'info', 'warn', 'error'].includes(logLevel)) throw new Error(`--log-level must be debug, info, warn or error, got "${logLevel}"`);
 const traceGc = strings['trace-gc'] === true;
 const cpuProfDir = strings['cpu-prof-dir'] as string | undefined;
-const serverNodeArgs = [...(traceGc ? ['--trace-gc'] : []), ...(cpuProfDir ? ['--cpu-prof', '--cpu-prof-dir', cpuProfDir] : [])];
+/** `--server-node-args "--single-threaded-gc …"`: Node's and V8's flags for the server, to measure one against the defaults. */
+const extraNodeArgs = ((strings['server-node-args'] as string | undefined) ?? '').split(/\s+/).filter(Boolean);
+const serverNodeArgs = [...(traceGc ? ['--trace-gc'] : []), ...(cpuProfDir ? ['--cpu-prof', '--cpu-prof-dir', cpuProfDir] : []), ...extraNodeArgs];
 
 /** A GC pause of the server's, from its `--trace-gc` lines, stamped when the line arrived. */
 interface GcPause {
