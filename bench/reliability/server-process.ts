@@ -8,7 +8,7 @@
  * startServerProcess().
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdtempSync, openSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -55,6 +55,13 @@ export interface StartOptions<Ready> {
   cwd?: string;
   /** Environment variables added to this process's own (`MALLOC_ARENA_MAX`…). */
   env?: Record<string, string>;
+  /**
+   * Write the process's stderr (fleetgate's log) to this file instead of reading it. A pipe the
+   * harness reads late (its own core full with load) fills, and the server's next log write
+   * blocks until it is read: the harness would stop the server it measures. A file never
+   * blocks a writer, as a container runtime that keeps up with its pods' logs.
+   */
+  stderrFile?: string;
   /** Reads a log line (parsed JSON); returns what the harness needs once the server is up. */
   readyWhen?: (line: Record<string, unknown>) => Ready | undefined;
   /**
@@ -78,7 +85,9 @@ export function startServerProcess<Ready>(options: StartOptions<Ready>): Promise
   const program = options.command ?? process.execPath;
   const command = options.cpu !== undefined && hasTaskset ? 'taskset' : program;
   const args = options.cpu !== undefined && hasTaskset ? ['-c', String(options.cpu), program, ...options.args] : options.args;
-  const child = spawn(command, args, { cwd: options.cwd, stdio: ['ignore', 'pipe', 'pipe'], ...(options.env ? { env: { ...process.env, ...options.env } } : {}) });
+  const stderr = options.stderrFile === undefined ? 'pipe' : openSync(options.stderrFile, 'a');
+  const child = spawn(command, args, { cwd: options.cwd, stdio: ['ignore', 'pipe', stderr], ...(options.env ? { env: { ...process.env, ...options.env } } : {}) });
+  if (typeof stderr === 'number') closeSync(stderr);
   const keep = options.keepLines ?? 500;
   let signalledAt = 0;
   const exited = new Promise<ExitReport>((done) => child.once('exit', (code, signal) => done({ code, signal, ms: signalledAt ? performance.now() - signalledAt : Number.NaN })));
@@ -137,7 +146,7 @@ export function startServerProcess<Ready>(options: StartOptions<Ready>): Promise
       });
     };
     readLines(child.stdout!);
-    readLines(child.stderr!);
+    if (child.stderr) readLines(child.stderr);
     if (options.readyCheck) {
       const check = options.readyCheck;
       const poll = () => {
@@ -182,6 +191,8 @@ export interface WebhookOptions {
   onText?: (text: string) => void;
   /** How many of the last log lines to keep (default 500). */
   keepLines?: number;
+  /** The server's stderr (its log) to this file, not read by the harness (see StartOptions). */
+  stderrFile?: string;
   /** The CLI to run (default: this checkout's fleetgateBin); another build's, to compare builds. */
   bin?: string;
 }
@@ -250,6 +261,7 @@ async function startWebhookOn(port: number, probePort: number, options: WebhookO
     onLine: options.onLine,
     onText: options.onText,
     keepLines: options.keepLines,
+    stderrFile: options.stderrFile,
     readyCheck: async () => {
       const status = await fetch(`http://127.0.0.1:${probePort}/readyz`).then((r) => r.status, () => 0);
       if (status === 0 || (options.waitFor === 'ready' && status !== 200) || !(await accepts(port))) return undefined;

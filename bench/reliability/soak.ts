@@ -16,7 +16,8 @@
  */
 import { PerformanceObserver } from 'node:perf_hooks';
 import { numberFlags } from './args.js';
-import { writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { keepAliveAgent, send, type Target } from './client.js';
 import { KeepAlivePool, postBytes } from './keep-alive-pool.js';
@@ -206,8 +207,10 @@ async function main(): Promise<number> {
     console.log(floorLine);
   }
 
-  const server = await startWebhook({ certDir: certs.dir, ca: certs.ca, cpu: o['server-cpu'], logLevel, waitFor: 'ready', nodeArgs: serverNodeArgs, onText: onServerLine, keepLines: 20, extraArgs: [`--warm-up=${serverWarmUp}`] });
-  console.log(`fleetgate serve --log-level ${logLevel} --warm-up=${serverWarmUp}${serverNodeArgs.length ? ` (node ${serverNodeArgs.join(' ')})` : ''} (pid ${server.pid}): ${o['warm-up']} s of warm-up, then ${o.seconds} s recorded`);
+  // Its log goes to a file of its own (not the certificate folder, which the server watches).
+  const serverLog = join(mkdtempSync(join(tmpdir(), 'fleetgate-soak-log-')), 'fleetgate.log');
+  const server = await startWebhook({ certDir: certs.dir, ca: certs.ca, cpu: o['server-cpu'], logLevel, waitFor: 'ready', nodeArgs: serverNodeArgs, onText: onServerLine, keepLines: 20, stderrFile: serverLog, extraArgs: [`--warm-up=${serverWarmUp}`] });
+  console.log(`fleetgate serve --log-level ${logLevel} --warm-up=${serverWarmUp}${serverNodeArgs.length ? ` (node ${serverNodeArgs.join(' ')})` : ''} (pid ${server.pid}, its log in ${serverLog}): ${o['warm-up']} s of warm-up, then ${o.seconds} s recorded`);
   const run = await soak({ host: '127.0.0.1', port: server.ready.port, ca: server.ready.ca }, server.pid, `http://127.0.0.1:${server.ready.probePort}/metrics`, o.seconds, true);
   const exit = await server.stop();
   const { result, sampler } = run;

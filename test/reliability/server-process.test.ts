@@ -1,3 +1,6 @@
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startServerProcess } from '../../bench/reliability/server-process.js';
 
@@ -25,5 +28,19 @@ describe('startServerProcess', () => {
     expect(server.log).toEqual(['{"n":46}', '{"n":47}', '{"n":48}', '{"n":49}', '{"n":50}']);
     expect(server.logLines).toBe(52);
     await server.stop();
+  });
+
+  it('writes stderr to a file when asked, and reads only stdout', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'fleetgate-test-log-')), 'server.log');
+    const texts: string[] = [];
+    const server = await startServerProcess<true>({
+      args: ['-e', "console.error('to the file'); console.log('read'); setInterval(() => {}, 1000);"],
+      readyCheck: async () => (texts.includes('read') ? true : undefined),
+      onText: (text) => texts.push(text),
+      stderrFile: file,
+    });
+    await server.stop();
+    expect(texts).toEqual(['read']);
+    expect(readFileSync(file, 'utf8')).toBe('to the file\n');
   });
 });
