@@ -12,6 +12,7 @@ import { readNulls } from '../schema/nulls.js';
 import { checkMetadata, checkMetadataUpdate } from './metadata.js';
 import { addCause, addWarning, apiVersion, recordWarning, groupDomainOf, UNKNOWN_SECTION, MAX_CAUSES, MAX_WARNINGS, MORE_WARNINGS, type KindRules, type Lookups, type MaybePromise, type Operation, type RuleContext, type RuleOptions } from './rule.js';
 import { isRecord } from '../util/is.js';
+import { holdsNull } from '../util/holds-null.js';
 import { inObjectOrder } from './object-order.js';
 import { deletionProtectionCause } from './deletion-protection.js';
 import { sectionRoles, sectionsLeftAsStored, statusLeftAsStored } from './ratchet.js';
@@ -204,20 +205,6 @@ export const NO_OPTIONS: ValidateOptions = Object.freeze({});
 
 /** The warning on an object of this kind validated without lookups: its context rules were not checked. */
 export const lookupsNotSupplied = (rules: KindRules): string => `${rules.lookupsNeeded ?? 'context rules'} not checked: no lookups were supplied`;
-
-/** Whether a null is anywhere in a value; each object is looked into once, so one that refers to itself ends too. */
-function holdsNull(value: unknown): boolean {
-  const pending: unknown[] = [value];
-  const seen = new Set<object>();
-  while (pending.length) {
-    const node = pending.pop();
-    if (node === null) return true;
-    if (typeof node !== 'object' || seen.has(node)) continue;
-    seen.add(node);
-    for (const key in node) pending.push((node as Record<string, unknown>)[key]);
-  }
-  return false;
-}
 
 const API_VERSION = FieldPath.of('apiVersion');
 
