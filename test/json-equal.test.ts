@@ -33,6 +33,25 @@ describe('sameJson', () => {
     expect(sameJson(nested(100_000, 1), nested(100_000, 2))).toBe(false);
   });
 
+  it('gives the same answers on either side of the depth the recursive walk goes to', () => {
+    const nested = (depth: number, leaf: unknown) => JSON.parse(`${'{"a":'.repeat(depth)}${JSON.stringify(leaf)}${'}'.repeat(depth)}`);
+    for (const depth of [200, 255, 256, 257, 300]) {
+      expect(sameJson(nested(depth, [1, { b: null }]), nested(depth, [1, { b: null }]))).toBe(true);
+      expect(sameJson(nested(depth, [1, { b: null }]), nested(depth, [1, { b: 0 }]))).toBe(false);
+      expect(sameJson(nested(depth, { b: null }), nested(depth, {}), true)).toBe(true);
+    }
+  });
+
+  it('ends soon on values that share their parts, which a walk of every path would take exponentially long over', () => {
+    const shared = (leaf: unknown) => {
+      let value: unknown = { leaf };
+      for (let level = 0; level < 64; level++) value = { left: value, right: value };
+      return value;
+    };
+    expect(sameJson(shared(1), shared(1))).toBe(true);
+    expect(sameJson(shared(1), shared(2))).toBe(false);
+  });
+
   it('ends on values that refer to themselves', () => {
     const a: Record<string, unknown> = { name: 'a' };
     a.self = a;

@@ -12,6 +12,7 @@ import { readNulls } from '../schema/nulls.js';
 import { checkMetadata, checkMetadataUpdate } from './metadata.js';
 import { addCause, addWarning, apiVersion, recordWarning, groupDomainOf, UNKNOWN_SECTION, MAX_CAUSES, MAX_WARNINGS, MORE_WARNINGS, type KindRules, type Lookups, type MaybePromise, type Operation, type RuleContext, type RuleOptions } from './rule.js';
 import { isRecord } from '../util/is.js';
+import { holdsNull } from '../util/holds-null.js';
 import { inObjectOrder } from './object-order.js';
 import { deletionProtectionCause } from './deletion-protection.js';
 import { sectionRoles, sectionsLeftAsStored, statusLeftAsStored } from './ratchet.js';
@@ -51,29 +52,28 @@ export interface ValidationResult {
 }
 
 
-/** What the engine needs besides the options: how to read the stored object as the webhook defaulted the write. */
-export interface JudgeOptions extends ValidateOptions {
-  /**
-   * The stored object with fleetgate's defaults filled in, as the mutating webhook filled them into
-   * the write (see sectionsLeftAsStored); the stored object itself when absent. Asked at most once.
-   */
-  storedWithDefaults?: (stored: Record<string, unknown>, object: Record<string, unknown>) => Record<string, unknown>;
-}
+/**
+ * How to read the stored object as the webhook defaulted the write: the stored object with
+ * fleetgate's defaults filled in, as the mutating webhook filled them into the write (see
+ * sectionsLeftAsStored). Asked at most once.
+ */
+export type StoredWithDefaults = (stored: Record<string, unknown>, object: Record<string, unknown>) => Record<string, unknown>;
 
 /**
  * Judges one object of the kind `rules` describe (the caller decoded the kind: validate(),
- * review()). Returns synchronously unless a lookup answers with a Promise.
+ * review()). Returns synchronously unless a lookup answers with a Promise. Without
+ * `storedWithDefaults`, an UPDATE's stored object is read as it is.
  */
-export function judgeObject(rules: KindRules, object: Record<string, unknown>, options: JudgeOptions): MaybePromise<ValidationResult> {
+export function judgeObject(rules: KindRules, object: Record<string, unknown>, options: ValidateOptions, storedWithDefaults?: StoredWithDefaults): MaybePromise<ValidationResult> {
   const operation = options.operation ?? 'CREATE';
   const statusOnly = options.subResource === 'status';
   let stored = operation === 'UPDATE' && isRecord(options.oldObject) ? options.oldObject : undefined;
   // The schema pass; once more only where it found nulls to read away (reread), which is rare.
-  let leftAsStored = stored && leftAsStoredOf(object, stored, options);
+  let leftAsStored = stored && leftAsStoredOf(object, stored, storedWithDefaults);
   let schema = schemaPass(rules, object, stored, leftAsStored, statusOnly);
   // A stored object from the API server holds no null the schema reports; one from a test file may.
   if (schema.nulls.length || (stored && holdsNull(stored))) {
-    const read = reread(rules, object, schema, stored, statusOnly, options);
+    const read = reread(rules, object, schema, stored, statusOnly, storedWithDefaults);
     if (read) ({ object, stored, schema, leftAsStored } = read);
   }
   const ctx = newContext(operation, stored ?? options.oldObject, options);
@@ -136,12 +136,12 @@ interface Read {
  * nulls: a null the first pass found in an optional field is dropped (see SchemaResult.nulls);
  * undefined when neither holds one. Rare, so simply run again.
  */
-function reread(rules: KindRules, object: Record<string, unknown>, first: SchemaResult, stored: Record<string, unknown> | undefined, statusOnly: boolean, options: JudgeOptions): Read | undefined {
+function reread(rules: KindRules, object: Record<string, unknown>, first: SchemaResult, stored: Record<string, unknown> | undefined, statusOnly: boolean, storedWithDefaults: StoredWithDefaults | undefined): Read | undefined {
   const storedNulls = stored ? checkSchema(rules.schema, stored, kindValidator(rules)).nulls : [];
   if (first.nulls.length === 0 && storedNulls.length === 0) return undefined;
   const readObject = first.nulls.length ? readNulls(object, first.nulls) : object;
   const readStored = storedNulls.length ? readNulls(stored!, storedNulls) : stored;
-  const leftAsStored = readStored && leftAsStoredOf(readObject, readStored, options);
+  const leftAsStored = readStored && leftAsStoredOf(readObject, readStored, storedWithDefaults);
   return { object: readObject, stored: readStored, schema: schemaPass(rules, readObject, readStored, leftAsStored, statusOnly), leftAsStored };
 }
 
@@ -151,11 +151,10 @@ const schemaPass = (rules: KindRules, object: Record<string, unknown>, stored: R
 
 /**
  * Which sections an UPDATE leaves as stored, the stored object read with the webhook's defaults
- * where the options say how. Apart from judgeObject, whose every call would otherwise allocate
+ * where the caller says how. Apart from judgeObject, whose every call would otherwise allocate
  * a context for the closures' captures, CREATE or not.
  */
-function leftAsStoredOf(object: Record<string, unknown>, stored: Record<string, unknown>, options: JudgeOptions): (section: string) => boolean {
-  const withDefaults = options.storedWithDefaults;
+function leftAsStoredOf(object: Record<string, unknown>, stored: Record<string, unknown>, withDefaults: StoredWithDefaults | undefined): (section: string) => boolean {
   return sectionsLeftAsStored(object, stored, withDefaults ? () => withDefaults(stored, object) : () => stored);
 }
 
@@ -204,20 +203,6 @@ export const NO_OPTIONS: ValidateOptions = Object.freeze({});
 
 /** The warning on an object of this kind validated without lookups: its context rules were not checked. */
 export const lookupsNotSupplied = (rules: KindRules): string => `${rules.lookupsNeeded ?? 'context rules'} not checked: no lookups were supplied`;
-
-/** Whether a null is anywhere in a value; each object is looked into once, so one that refers to itself ends too. */
-function holdsNull(value: unknown): boolean {
-  const pending: unknown[] = [value];
-  const seen = new Set<object>();
-  while (pending.length) {
-    const node = pending.pop();
-    if (node === null) return true;
-    if (typeof node !== 'object' || seen.has(node)) continue;
-    seen.add(node);
-    for (const key in node) pending.push((node as Record<string, unknown>)[key]);
-  }
-  return false;
-}
 
 const API_VERSION = FieldPath.of('apiVersion');
 
