@@ -93,13 +93,14 @@ export function cpuSeconds(pid: number): number {
 /** The value of an unlabelled metric on a Prometheus text page, bytes read as MiB (NaN when absent). */
 export const metricMiB = (text: string, name: string): number => Number(new RegExp(`^${name} (\\S+)`, 'm').exec(text)?.[1]) / 2 ** 20;
 
-/** The V8 heap figures of a prom-client /metrics page, in MiB. */
-export async function heapFromMetrics(url: string): Promise<{ used: number; total: number } | undefined> {
+/** The V8 heap figures of a prom-client /metrics page, in MiB; undefined when it does not answer 200 with them in `timeoutMs`. */
+export async function heapFromMetrics(url: string, timeoutMs = 2000): Promise<{ used: number; total: number } | undefined> {
   try {
-    const text = await (await fetch(url, { signal: AbortSignal.timeout(2000) })).text();
+    const res = await fetch(url, { signal: AbortSignal.timeout(timeoutMs) });
+    const text = await res.text();
     const used = metricMiB(text, 'nodejs_heap_size_used_bytes');
     const total = metricMiB(text, 'nodejs_heap_size_total_bytes');
-    return Number.isFinite(used) ? { used, total } : undefined;
+    return res.ok && Number.isFinite(used) ? { used, total } : undefined;
   } catch {
     return undefined;
   }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { connect, createServer, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { metricMiB, ProcessSampler, tcpPeerPorts, type ProcessSample } from '../../bench/reliability/process-stats.js';
+import { heapFromMetrics, metricMiB, ProcessSampler, tcpPeerPorts, type ProcessSample } from '../../bench/reliability/process-stats.js';
 
 const linux = process.platform === 'linux';
 
@@ -64,5 +64,29 @@ describe('metricMiB', () => {
     const page = '# HELP nodejs_heap_size_used_bytes x\nnodejs_heap_size_used_bytes 3145728\nnodejs_heap_size_used_bytes_extra 1\nnodejs_heap_space_size_used_bytes{space="new"} 7\n';
     expect(metricMiB(page, 'nodejs_heap_size_used_bytes')).toBe(3);
     expect(metricMiB(page, 'nodejs_heap_size_total_bytes')).toBeNaN();
+  });
+});
+
+describe('heapFromMetrics', () => {
+  it('reads the heap from a metrics page, and gives undefined for an error status, a page without it, a refused or silent server', async () => {
+    const { createServer: createHttpServer } = await import('node:http');
+    const page = 'nodejs_heap_size_total_bytes 20971520\nnodejs_heap_size_used_bytes 10485760\n';
+    const server = createHttpServer((req, res) => {
+      if (req.url === '/silent') return;
+      res.statusCode = req.url === '/broken' ? 500 : 200;
+      res.end(req.url === '/other' ? 'process_cpu_seconds_total 1\n' : page);
+    });
+    await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      expect(await heapFromMetrics(`${base}/metrics`)).toEqual({ used: 10, total: 20 });
+      expect(await heapFromMetrics(`${base}/broken`)).toBeUndefined();
+      expect(await heapFromMetrics(`${base}/other`)).toBeUndefined();
+      expect(await heapFromMetrics(`${base}/silent`, 100)).toBeUndefined();
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
+    expect(await heapFromMetrics(base.replace(/:\d+$/, ':1'))).toBeUndefined();
   });
 });
