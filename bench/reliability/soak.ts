@@ -16,7 +16,7 @@
  */
 import { PerformanceObserver } from 'node:perf_hooks';
 import { numberFlags } from './args.js';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { keepAliveAgent, send, type Target } from './client.js';
@@ -30,7 +30,7 @@ import { certDir } from './certs.js';
 
 const { numbers: o, strings } = numberFlags(
   { seconds: 60, rate: 2000, 'warm-up': 5, 'floor-seconds': 10, connections: 32, 'server-cpu': 0, 'load-cpu': 1, 'p99-ms': 5, 'lag-ms': 10 },
-  { 'log-level': 'string', 'trace-gc': 'boolean', 'cpu-prof-dir': 'string', 'server-warm-up': 'string', client: 'string', 'server-node-args': 'string' },
+  { 'log-level': 'string', 'trace-gc': 'boolean', 'cpu-prof-dir': 'string', 'server-warm-up': 'string', client: 'string', 'server-node-args': 'string', 'server-stdout': 'string' },
 );
 /**
  * `--client pool` (the default): the lean keep-alive pool (bench/reliability/keep-alive-pool.ts);
@@ -58,7 +58,10 @@ interface GcPause {
 }
 const gcPauses: GcPause[] = [];
 const GC_LINE = /ms: (Scavenge|Minor Mark-Compact|Mark-Compact(?: \(reduce\))?|Mark-Sweep)\b[^,]*MB, ([\d.]+) \/ ([\d.]+) ms/;
+/** `--server-stdout FILE`: every line the server writes to stdout (`--trace-opt` and the like), stamped with the seconds since recording began. */
+const serverStdout = strings['server-stdout'] as string | undefined;
 const onServerLine = (line: string) => {
+  if (serverStdout) appendFileSync(serverStdout, `${((performance.now() - recordedFrom) / 1000).toFixed(3)} ${line}\n`);
   const match = GC_LINE.exec(line);
   if (match) gcPauses.push({ at: performance.now(), type: match[1]!.startsWith('Scavenge') ? 'scavenge' : 'mark-compact', ms: Number(match[2]) });
 };
