@@ -89,6 +89,8 @@ export function startServerProcess<Ready>(options: StartOptions<Ready>): Promise
   const child = spawn(command, args, { cwd: options.cwd, stdio: ['ignore', 'pipe', stderr], ...(options.env ? { env: { ...process.env, ...options.env } } : {}) });
   if (typeof stderr === 'number') closeSync(stderr);
   const keep = options.keepLines ?? 500;
+  /** Where the lines not kept here are, for a failure's message. */
+  const whereElse = options.stderrFile === undefined ? '' : ` (its stderr is in ${options.stderrFile})`;
   let signalledAt = 0;
   const exited = new Promise<ExitReport>((done) => child.once('exit', (code, signal) => done({ code, signal, ms: signalledAt ? performance.now() - signalledAt : Number.NaN })));
 
@@ -120,7 +122,7 @@ export function startServerProcess<Ready>(options: StartOptions<Ready>): Promise
     };
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`the server did not start within ${options.startTimeoutMs ?? 60_000} ms; its last lines:\n${proc.log.slice(-10).join('\n')}`));
+      reject(new Error(`the server did not start within ${options.startTimeoutMs ?? 60_000} ms; its last lines${whereElse}:\n${proc.log.slice(-10).join('\n')}`));
     }, options.startTimeoutMs ?? 60_000);
     const readLines = (stream: NodeJS.ReadableStream) => {
       let rest = '';
@@ -161,7 +163,7 @@ export function startServerProcess<Ready>(options: StartOptions<Ready>): Promise
     void exited.then((report) => {
       if (ready !== undefined) return;
       clearTimeout(timer);
-      reject(new Error(`the server exited (code ${report.code}, signal ${report.signal}) before it was ready; its last lines:\n${proc.log.slice(-10).join('\n')}`));
+      reject(new Error(`the server exited (code ${report.code}, signal ${report.signal}) before it was ready; its last lines${whereElse}:\n${proc.log.slice(-10).join('\n')}`));
     });
   });
 }
