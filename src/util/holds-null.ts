@@ -1,3 +1,5 @@
+import { GAVE_UP, TREE_DEPTH, TREE_OBJECTS } from './json-tree.js';
+
 /**
  * Whether a null is anywhere in a value. Decoded JSON is a tree of modest depth, so it is first
  * walked by plain recursion, arrays by index, with no set of the objects seen: every UPDATE's stored
@@ -15,12 +17,7 @@ export function holdsNull(value: unknown): boolean {
   return verdict === GAVE_UP ? holdsNullInGraph(value) : verdict === FOUND;
 }
 
-/** Deeper than decoded Kubernetes objects go, and far from the call stack's limit. */
-const TREE_DEPTH = 256;
-/** Objects the recursive walk looks into before it gives up (values that share parts could otherwise cost exponentially many). */
-const TREE_OBJECTS = 1_000_000;
 const FOUND = -1;
-const GAVE_UP = -2;
 
 /** The objects the walk may still look into (0 or more) when no null is in `node`, FOUND, or GAVE_UP. */
 function walkTree(node: unknown, depth: number, budget: number): number {

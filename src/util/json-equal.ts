@@ -1,3 +1,5 @@
+import { GAVE_UP, TREE_DEPTH, TREE_OBJECTS } from './json-tree.js';
+
 /**
  * Whether two JSON values are equal: the same primitive, arrays of equal items in the same
  * order, or objects with the same keys holding equal values. Numbers compare by value (`-0`
@@ -23,12 +25,7 @@ export function sameJson(a: unknown, b: unknown, nullFieldsAbsent = false): bool
   return verdict === GAVE_UP ? sameJsonGraph(a, b, nullFieldsAbsent) : verdict !== DIFFERENT;
 }
 
-/** Deeper than decoded Kubernetes objects go, and far from the call stack's limit. */
-const TREE_DEPTH = 256;
-/** Pairs of objects or arrays the recursive walk compares before it gives up (values that share parts could otherwise cost exponentially many). */
-const TREE_OBJECTS = 1_000_000;
 const DIFFERENT = -1;
-const GAVE_UP = -2;
 
 /**
  * The recursive walk: the pairs of objects it may still compare (the budget, 0 or more) when `a`
