@@ -78,10 +78,17 @@ export class Mix {
   }
 }
 
+/** What an answer's status already says against it (none came, or not 200); undefined for a 200. */
+export function statusFailure(answer: { status?: number; error?: string }): FireResult | undefined {
+  if (answer.status === undefined) return { ok: false, error: answer.error ?? 'no answer' };
+  if (answer.status !== 200) return { ok: false, error: `status ${answer.status}` };
+  return undefined;
+}
+
 /** Whether `outcome` is the right answer to `request` sent with `uid`. */
 export function judgeAnswer(request: MixRequest, uid: string, outcome: Outcome): FireResult {
-  if (outcome.status === undefined) return { ok: false, error: outcome.error ?? 'no answer' };
-  if (outcome.status !== 200) return { ok: false, error: `status ${outcome.status}` };
+  const failed = statusFailure(outcome);
+  if (failed) return failed;
   let answer: { kind?: unknown; response?: { uid?: unknown; allowed?: unknown } };
   try {
     answer = JSON.parse(outcome.body ?? '');
@@ -99,8 +106,8 @@ export function judgeAnswer(request: MixRequest, uid: string, outcome: Outcome):
  * texts occur only as the fields themselves), without parsing a body each request.
  */
 export function judgeAnswerBytes(request: MixRequest, uid: string, answer: RawAnswer): FireResult {
-  if (answer.status === undefined) return { ok: false, error: answer.error ?? 'no answer' };
-  if (answer.status !== 200) return { ok: false, error: `status ${answer.status}` };
+  const failed = statusFailure(answer);
+  if (failed) return failed;
   const body = answer.body!;
   if (!body.includes('"kind":"AdmissionReview"') || !body.includes(`"uid":"${uid}"`)) return { ok: false, error: 'not the AdmissionReview for this uid' };
   const verdict = body.includes('"allowed":true') ? true : body.includes('"allowed":false') ? false : undefined;

@@ -24,7 +24,7 @@ import { KeepAlivePool, postBytes } from './keep-alive-pool.js';
 import { Goals } from './goals.js';
 import { openLoop, summarizeLatencies, type FireResult, type OpenLoopResult } from './open-loop.js';
 import { cpuSeconds, pinSelf, ProcessSampler, type ProcessSample } from './process-stats.js';
-import { judgeAnswer, judgeAnswerBytes, Mix, type MixRequest } from './review-mix.js';
+import { judgeAnswer, judgeAnswerBytes, Mix, statusFailure, type MixRequest } from './review-mix.js';
 import { repoRoot, startServerProcess, startWebhook } from './server-process.js';
 import { certDir } from './certs.js';
 
@@ -110,8 +110,7 @@ function poolTransport(target: Target, mix: Mix, verdicts: boolean): Transport {
       template.bytes.copy(bytes);
       bytes.write(uid, template.uidAt, 'latin1');
       const answer = await pool.send(bytes);
-      if (verdicts) return judgeAnswerBytes(request, uid, answer);
-      return answer.status === 200 ? { ok: true } : { ok: false, error: answer.error ?? `status ${answer.status}` };
+      return verdicts ? judgeAnswerBytes(request, uid, answer) : (statusFailure(answer) ?? { ok: true });
     },
     close: () => pool.close(),
   };
@@ -124,8 +123,7 @@ function nodeTransport(target: Target, mix: Mix, verdicts: boolean): Transport {
       const request = mix.at(i);
       const uid = uidOf(i);
       const outcome = await send(target, { path: request.path, headers: { 'content-type': 'application/json' }, body: Buffer.from(mix.bodyOf(request, uid)), deadlineMs: 10_000, agent });
-      if (verdicts) return judgeAnswer(request, uid, outcome);
-      return outcome.status === 200 ? { ok: true } : { ok: false, error: outcome.error ?? `status ${outcome.status}` };
+      return verdicts ? judgeAnswer(request, uid, outcome) : (statusFailure(outcome) ?? { ok: true });
     },
     close: () => agent.destroy(),
   };
