@@ -43,8 +43,7 @@ const CLOSE = /\r\nconnection:[ \t]*close/i;
 class Connection {
   private socket: TLSSocket | undefined;
   current: Pending | undefined;
-  /** What has been read of the current answer. */
-  private head: Buffer | undefined;
+  /** What has been read of the current answer; its body's length is -1 until its head is read. */
   private status = 0;
   private bodyLength = -1;
   private parts: Buffer[] = [];
@@ -58,7 +57,6 @@ class Connection {
 
   send(pending: Pending): void {
     this.current = pending;
-    this.head = undefined;
     this.bodyLength = -1;
     this.parts = [];
     this.received = 0;
@@ -99,16 +97,15 @@ class Connection {
       this.fail('bytes with no request in flight');
       return;
     }
-    if (!this.head) {
+    if (this.bodyLength < 0) {
       const bytes = this.parts.length ? Buffer.concat([...this.parts, chunk]) : chunk;
       const end = bytes.indexOf(HEADER_END);
       if (end < 0) {
         this.parts = [bytes];
         return;
       }
-      this.head = bytes.subarray(0, end);
       // The head is small (a status line and a few headers): read as text, it is a short-lived string.
-      const text = this.head.toString('latin1');
+      const text = bytes.toString('latin1', 0, end);
       this.status = Number(text.slice(9, 12));
       const length = CONTENT_LENGTH.exec(text);
       if (!length || CHUNKED.test(text)) {
