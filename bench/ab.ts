@@ -66,12 +66,13 @@ const ratios: number[] = [];
 let baselineTotal = 0;
 let currentTotal = 0;
 for (let r = 0; r < ROUNDS; r++) {
-  const before = round(baseline);
-  const after = round(current) + round(current);
-  const beforeAgain = before + round(baseline);
-  ratios.push(after / beforeAgain);
-  baselineTotal += beforeAgain;
-  currentTotal += after;
+  // The order of the calls is the ABBA order: baseline, this build twice, baseline.
+  const firstBaseline = round(baseline);
+  const thisBuild = round(current) + round(current);
+  const bothBaselines = firstBaseline + round(baseline);
+  ratios.push(thisBuild / bothBaselines);
+  baselineTotal += bothBaselines;
+  currentTotal += thisBuild;
 }
 const at = (q: number) => quantile(ratios, q).toFixed(3);
 const rate = (micros: number) => Math.round((2 * ROUNDS * PASSES_PER_ROUND * objects.length) / (micros / 1e6)).toLocaleString('en-US');
