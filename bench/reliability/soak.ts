@@ -16,7 +16,7 @@
  */
 import { PerformanceObserver } from 'node:perf_hooks';
 import { numberFlags } from './args.js';
-import { appendFileSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { createWriteStream, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { keepAliveAgent, send, type Target } from './client.js';
@@ -59,9 +59,10 @@ interface GcPause {
 const gcPauses: GcPause[] = [];
 const GC_LINE = /ms: (Scavenge|Minor Mark-Compact|Mark-Compact(?: \(reduce\))?|Mark-Sweep)\b[^,]*MB, ([\d.]+) \/ ([\d.]+) ms/;
 /** `--server-stdout FILE`: every line the server writes to stdout (`--trace-opt` and the like), stamped with the seconds since recording began. */
-const serverStdout = strings['server-stdout'] as string | undefined;
+// One stream for the run, not a file opened and closed for each line in the load's own process.
+const serverStdout = strings['server-stdout'] === undefined ? undefined : createWriteStream(strings['server-stdout'] as string, { flags: 'a' });
 const onServerLine = (line: string) => {
-  if (serverStdout) appendFileSync(serverStdout, `${((performance.now() - recordedFrom) / 1000).toFixed(3)} ${line}\n`);
+  serverStdout?.write(`${((performance.now() - recordedFrom) / 1000).toFixed(3)} ${line}\n`);
   const match = GC_LINE.exec(line);
   if (match) gcPauses.push({ at: performance.now(), type: match[1]!.startsWith('Scavenge') ? 'scavenge' : 'mark-compact', ms: Number(match[2]) });
 };
@@ -265,3 +266,4 @@ async function main(): Promise<number> {
 }
 
 process.exitCode = await main();
+serverStdout?.end();
