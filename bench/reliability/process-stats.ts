@@ -112,16 +112,22 @@ export class ProcessSampler {
   private timer: NodeJS.Timeout | undefined;
   private readonly started = performance.now();
 
+  /**
+   * `metricsEvery`: the server's /metrics page is read with every that many samples (the first
+   * included). A scrape is work on the server's main thread (some milliseconds for the page), so a
+   * latency harness reads it as rarely as Prometheus would, not every second.
+   */
   constructor(
     private readonly pid: number,
     private readonly metricsUrl?: string,
+    private readonly metricsEvery = 1,
   ) {}
 
   async sample(): Promise<ProcessSample> {
     const t = (performance.now() - this.started) / 1000;
     const own = process.cpuUsage();
     const sample: ProcessSample = { t, rssMiB: rssMiB(this.pid), fds: openFds(this.pid), cpuSeconds: cpuSeconds(this.pid), samplerCpuSeconds: (own.user + own.system) / 1e6, stealSeconds: stealSeconds() };
-    if (this.metricsUrl) {
+    if (this.metricsUrl && this.samples.length % this.metricsEvery === 0) {
       const heap = await heapFromMetrics(this.metricsUrl);
       if (heap) Object.assign(sample, { heapUsedMiB: heap.used, heapTotalMiB: heap.total });
     }

@@ -7,8 +7,9 @@
  * `--client node` uses Node's https client instead), whatever the answers do; after `--warm-up` seconds at the
  * same rate, `--seconds` are recorded. The requests are the realistic mix of
  * bench/reliability/review-mix.ts, every answer checked against its expected verdict.
- * Every second: requests, errors, p50/p99/p99.9 latency, the server's RSS and V8 heap (from its
- * own metrics). First, `--floor-seconds` of the same load against a bare Node https server
+ * Every second: requests, errors, p50/p99/p99.9 latency, the server's RSS; its V8 heap from its own
+ * /metrics every `--scrape-seconds` (10, about as often as Prometheus scrapes: rendering the page
+ * takes some milliseconds of the server's main thread, which the load's requests wait behind). First, `--floor-seconds` of the same load against a bare Node https server
  * (bench/floor.ts) on the same core: the baseline that shows what the machine and the load
  * generator alone do to the tail. Goals: no error, p99 under 5 ms, RSS of the last ten seconds within 10 % of the
  * first ten; and the load must have held its rate (p99 lag behind its schedule within 10 ms), or
@@ -29,7 +30,7 @@ import { repoRoot, startServerProcess, startWebhook } from './server-process.js'
 import { certDir } from './certs.js';
 
 const { numbers: o, strings } = numberFlags(
-  { seconds: 60, rate: 2000, 'warm-up': 5, 'floor-seconds': 10, connections: 32, 'server-cpu': 0, 'load-cpu': 1, 'p99-ms': 5, 'lag-ms': 10 },
+  { seconds: 60, rate: 2000, 'warm-up': 5, 'floor-seconds': 10, connections: 32, 'server-cpu': 0, 'load-cpu': 1, 'p99-ms': 5, 'lag-ms': 10, 'scrape-seconds': 10 },
   { 'log-level': 'string', 'trace-gc': 'boolean', 'cpu-prof-dir': 'string', 'server-warm-up': 'string', client: 'string', 'server-node-args': 'string', 'server-stdout': 'string' },
 );
 /**
@@ -134,17 +135,17 @@ function nodeTransport(target: Target, mix: Mix, verdicts: boolean): Transport {
 async function soak(target: Target, pid: number, metricsUrl: string | undefined, seconds: number, verdicts: boolean): Promise<SoakRun> {
   const mix = new Mix();
   const transport = (client === 'pool' ? poolTransport : nodeTransport)(target, mix, verdicts);
-  const sampler = new ProcessSampler(pid, metricsUrl);
-  let sampling = false;
+  // Made when the recorded seconds begin: its samples' times count from there, as the seconds do.
+  let sampler = undefined as ProcessSampler | undefined;
   let cpuAtStart = 0;
   const result = await openLoop({
     rate: o.rate,
     seconds,
     warmUpSeconds: o['warm-up'],
     fire: (i) => {
-      if (!sampling && i >= o['warm-up'] * o.rate) {
+      if (!sampler && i >= o['warm-up'] * o.rate) {
         // Memory is sampled from the first recorded second on, once a second.
-        sampling = true;
+        sampler = new ProcessSampler(pid, metricsUrl, Math.max(1, Math.round(o['scrape-seconds'])));
         recordedFrom = performance.now();
         cpuAtStart = cpuSeconds(pid);
         void sampler.sample();
@@ -155,6 +156,7 @@ async function soak(target: Target, pid: number, metricsUrl: string | undefined,
   });
   // Read before the drain ends it: answers of the last second are still being served.
   const cpu = cpuSeconds(pid) - cpuAtStart;
+  if (!sampler) throw new Error('the load never reached its recorded seconds');
   sampler.stop();
   transport.close();
   return { cpu, result, samples: sampler.samples, sampler };
@@ -226,7 +228,7 @@ async function main(): Promise<number> {
     const memory = run.samples.reduce<ProcessSample | undefined>((best, x) => (best && Math.abs(best.t - s.second) <= Math.abs(x.t - s.second) ? best : x), undefined);
     const share = memory && sampler.cpuShareBefore(memory, o['server-cpu']);
     console.log(
-      `${String(s.second).padStart(4)} | ${String(s.fired).padStart(5)} | ${String(s.errors).padStart(6)} | ${ms(s.p50).padStart(6)} | ${ms(s.p99).padStart(6)} | ${ms(s.p999).padStart(8)} | ${s.max.toFixed(1).padStart(6)} | ${s.maxLagMs.toFixed(1).padStart(6)} | ${percent(share?.server).padStart(12)} | ${percent(share?.steal).padStart(18)} | ${percent(share?.sampler).padStart(10)} | ${inSecond(loadGcPauses, s.second).reduce((a, g) => a + g.ms, 0).toFixed(1).padStart(10)} | ${(memory?.rssMiB ?? Number.NaN).toFixed(1).padStart(7)} | ${(memory?.heapUsedMiB ?? Number.NaN).toFixed(1).padStart(8)}${traceGc ? ` | ${gcIn(s.second).reduce((a, g) => a + g.ms, 0).toFixed(1).padStart(5)} (${Math.max(0, ...gcIn(s.second).map((g) => g.ms)).toFixed(1)})` : ''}`,
+      `${String(s.second).padStart(4)} | ${String(s.fired).padStart(5)} | ${String(s.errors).padStart(6)} | ${ms(s.p50).padStart(6)} | ${ms(s.p99).padStart(6)} | ${ms(s.p999).padStart(8)} | ${s.max.toFixed(1).padStart(6)} | ${s.maxLagMs.toFixed(1).padStart(6)} | ${percent(share?.server).padStart(12)} | ${percent(share?.steal).padStart(18)} | ${percent(share?.sampler).padStart(10)} | ${inSecond(loadGcPauses, s.second).reduce((a, g) => a + g.ms, 0).toFixed(1).padStart(10)} | ${(memory?.rssMiB ?? Number.NaN).toFixed(1).padStart(7)} | ${(memory?.heapUsedMiB === undefined ? '-' : memory.heapUsedMiB.toFixed(1)).padStart(8)}${traceGc ? ` | ${gcIn(s.second).reduce((a, g) => a + g.ms, 0).toFixed(1).padStart(5)} (${Math.max(0, ...gcIn(s.second).map((g) => g.ms)).toFixed(1)})` : ''}`,
     );
   }
   const all = summarizeLatencies(result.latencies);

@@ -90,3 +90,25 @@ describe('heapFromMetrics', () => {
     expect(await heapFromMetrics(base.replace(/:\d+$/, ':1'))).toBeUndefined();
   });
 });
+
+describe.skipIf(!linux)('ProcessSampler metrics reads (reads /proc: Linux only)', () => {
+  it('reads the metrics page with the first sample and then with every metricsEvery-th, not with each', async () => {
+    const { createServer: createHttpServer } = await import('node:http');
+    let scrapes = 0;
+    const server = createHttpServer((_req, res) => {
+      scrapes++;
+      res.end('nodejs_heap_size_total_bytes 20971520\nnodejs_heap_size_used_bytes 10485760\n');
+    });
+    await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+    try {
+      const sampler = new ProcessSampler(process.pid, `http://127.0.0.1:${(server.address() as AddressInfo).port}/metrics`, 3);
+      for (let i = 0; i < 7; i++) await sampler.sample();
+      expect(scrapes).toBe(3);
+      expect(sampler.samples.map((s) => s.heapUsedMiB)).toEqual([10, undefined, undefined, 10, undefined, undefined, 10]);
+      expect(sampler.mean('heapUsedMiB', 0, 1e9)).toBe(10);
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
+  });
+});
