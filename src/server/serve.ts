@@ -6,6 +6,7 @@
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import type { Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { isMainThread } from 'node:worker_threads';
 import { pino, type Logger } from 'pino';
 import { createApp, type AppOptions } from './app.js';
 import { createMetrics } from './metrics.js';
@@ -17,6 +18,7 @@ import { ruleModules } from '../../rules/index.js';
 import { groupDomainOf } from '../engine/rule.js';
 import { kindValidator } from '../schema/validators.js';
 import { collectGarbageMeasured, collectWhenIdle, collectYoungGeneration, type IdleCollectionOptions } from './heap.js';
+import { controlBackgroundThreads, mayRaiseThreads, type BackgroundThreadsControl, type BackgroundThreadsMode } from './thread-priority.js';
 import { shippedCorpus, warmUp, warmUpRequests, WARM_UP_CORPUS_FILE, type WarmUpResult, type WarmUpSettings } from './warm-up.js';
 
 export interface ServeOptions extends Omit<AppOptions, 'metrics' | 'logger'> {
@@ -48,6 +50,13 @@ export interface ServeOptions extends Omit<AppOptions, 'metrics' | 'logger'> {
    * young generation the warm-up grew (default: on; see collectWhenIdle). Each logged at debug.
    */
   idleCollection?: boolean | IdleCollectionOptions;
+  /**
+   * V8's background threads after the warm-up (see thread-priority.ts): `adaptive` below the main
+   * thread while it has idle time and at its priority while it is saturated (where the process may
+   * raise them again), `low` below it for good, `normal` untouched (default: this changes every
+   * thread of the process, which only a process that is the server alone should do: the CLI's).
+   */
+  backgroundThreads?: BackgroundThreadsMode;
   logger?: Logger;
 }
 
@@ -152,12 +161,14 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
 
   let warmedUp: Promise<WarmUpResult | undefined> = Promise.resolve(undefined);
   let idleCollection: ReturnType<typeof collectWhenIdle> | undefined;
+  let threads: BackgroundThreadsControl | undefined;
   const close = async (signal?: string) => {
     if (signal) log.info({ signal, reviewsInFlight: tracker.inFlight() }, 'draining the reviews in flight, then exiting');
     ready = false;
     warmUpStop.abort();
     await warmedUp;
     idleCollection?.stop();
+    threads?.stop();
     certificates.stop();
     await tracker.drain();
     await new Promise<void>((done) => (probes.listening ? probes.close(() => done()) : done()));
@@ -200,7 +211,43 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
     });
   }
 
+  const mode = options.backgroundThreads ?? 'normal';
+  if (mode !== 'normal') {
+    // After the warm-up: lowered during it, the compiler would not get the core the warm-up fills.
+    void warmedUp.then(() => {
+      if (ready) threads = startBackgroundThreads(mode, log);
+    });
+  }
+
   return { server, probes, port, probePort, caFile: files.caFile, reloadCertificates: certificates.reload, warmedUp, close };
+}
+
+function startBackgroundThreads(mode: 'adaptive' | 'low', log: Logger): BackgroundThreadsControl | undefined {
+  if (process.platform !== 'linux') {
+    log.info(`--background-threads=${mode} has no effect on ${process.platform}: per-thread priorities are Linux's`);
+    return undefined;
+  }
+  // The main thread's priority is the process's (process.pid); a server in a worker thread shares
+  // its process with a program whose threads are not its own to lower (vitest's, for one).
+  if (!isMainThread) {
+    log.info(`--background-threads=${mode} has no effect in a worker thread: the process's threads are not the server's alone`);
+    return undefined;
+  }
+  if (mode === 'adaptive' && !mayRaiseThreads()) {
+    log.info("V8's background threads keep the main thread's priority: lowering them while it has idle time needs CAP_SYS_NICE to raise them again when it is saturated (--background-threads=low lowers them for good)");
+    return undefined;
+  }
+  const control = controlBackgroundThreads(mode, {
+    onChange: (state, count, utilization) =>
+      log.debug({ backgroundThreads: state, threads: count, eventLoopUtilization: Math.round(utilization * 100) / 100 }, state === 'normal' ? 'main thread saturated: background threads back at its priority' : 'main thread has idle time again: background threads lowered'),
+  });
+  log.info(
+    { backgroundThreads: mode },
+    mode === 'adaptive'
+      ? "V8's background threads (optimizing compiler, concurrent GC) run below the main thread while it has idle time, at its priority while it is saturated"
+      : "V8's background threads (optimizing compiler, concurrent GC) run below the main thread",
+  );
+  return control;
 }
 
 function collectLogged(collect: () => void, log: Logger): void {

@@ -37,6 +37,7 @@ describe('serve start-up', () => {
     [['--tls-min-version', '1.1'], '--tls-min-version must be 1.2 or 1.3'],
     [['--log-level', 'loud'], '--log-level must be'],
     [['--context-failure-policy', 'maybe'], '--context-failure-policy must be fail or ignore'],
+    [['--background-threads', 'lowest'], '--background-threads must be adaptive, low or normal, got "lowest"'],
     [['--group-domain', ''], '--group-domain "": '],
     [['--group-domain', 'Bad Domain!'], '--group-domain "Bad Domain!": '],
   ])('answers the usage error %j with exit 2', async (args, message) => {
