@@ -114,8 +114,8 @@ export class ProcessSampler {
 
   /**
    * `metricsEvery`: the server's /metrics page is read with every that many samples (the first
-   * included). A scrape is work on the server's main thread (some milliseconds for the page), so a
-   * latency harness reads it as rarely as Prometheus would, not every second.
+   * included). A scrape is work on the server's main thread (some milliseconds for the page), which
+   * a latency harness may want as rare as Prometheus makes it.
    */
   constructor(
     private readonly pid: number,

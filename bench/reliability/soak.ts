@@ -9,7 +9,8 @@
  * bench/reliability/review-mix.ts, every answer checked against its expected verdict.
  * Every second: requests, errors, p50/p99/p99.9 latency, the server's RSS, and its V8 heap from its
  * own /metrics (`--scrape-seconds 10` reads it as rarely as Prometheus would: rendering the page
- * takes some milliseconds of the server's main thread, which the load's requests wait behind). First, `--floor-seconds` of the same load against a bare Node https server
+ * takes some milliseconds of the server's main thread, which the load's requests wait behind).
+ * First, `--floor-seconds` of the same load against a bare Node https server
  * (bench/floor.ts) on the same core: the baseline that shows what the machine and the load
  * generator alone do to the tail. Goals: no error, p99 under 5 ms, RSS of the last ten seconds within 10 % of the
  * first ten; and the load must have held its rate (p99 lag behind its schedule within 10 ms), or
@@ -17,8 +18,9 @@
  *
  * The npm script runs this load without V8's memory reducer (`node --no-memory-reducer`): idle
  * while the floor's phase ran in its own process, the generator had its heap shrunk to about what
- * it held, and then collected it fully every 1-3 s under load (10-25 ms stops, 21 in a run
- * against 9), stops that counted in fleetgate's tail.
+ * it held, and then collected it fully every 1-3 s under load (21 full collections in a traced run,
+ * 9 without the reducer). The generator still stops 10-25 ms in some seconds, not yet explained;
+ * the table's "load GC ms" and "lag ms" columns show which.
  */
 import { PerformanceObserver } from 'node:perf_hooks';
 import { numberFlags } from './args.js';
@@ -237,9 +239,9 @@ async function main(): Promise<number> {
     `reliability:soak: ${o.rate} req/s open-loop, ${o.connections} keep-alive HTTPS connections (${client === 'pool' ? 'the lean pool' : "Node's https client"}), ${mix.all.length} distinct reviews (${mix.all.filter((m) => m.allowed).length} allowed), 70 % of requests valid; ${pinned ? `servers on core ${o['server-cpu']}, load on core ${o['load-cpu']}` : 'taskset missing: nothing pinned'}`,
   );
 
-  // The floor first, its load in a process of its own: in this one, the floor's phase left the
-  // generator with full collections every 1-3 s (7-28 ms each) for the rest of the run, and
-  // those stops counted in fleetgate's tail (not explained: not the floor's garbage).
+  // The floor first, its load in a process of its own: run in this one, the floor's phase left the
+  // generator with full collections every 1-3 s (7-28 ms each) for the rest of the run, stops
+  // that counted in fleetgate's tail.
   let floorLine = 'floor: skipped (--floor-seconds 0)';
   let floorP99 = Number.NaN;
   let floorCpuMs = Number.NaN;
