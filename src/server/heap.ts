@@ -3,10 +3,11 @@
  * old generation grow to up to four times what survived before it collects again; under a steady
  * stream of reviews that headroom fills with what the young generation promoted, and a process
  * with 13 MiB live peaked at 50 MiB of old generation (150 MiB resident). A fixed growth factor
- * of 1.5 bounds that (V8 still grows by at least 8 MiB a step). This is the one heap setting a
- * running process can change: the young generation's size is fixed at start-up and can only be
- * set on the command line or in NODE_OPTIONS (`--max-semi-space-size`).
+ * of 1.5 bounds that (V8 still grows by at least 8 MiB a step). The young generation's maximum is
+ * fixed at start-up (`--max-semi-space-size`), but the factor it grows by is read at each growth, so
+ * capYoungGeneration holds it at a size of the process's choosing.
  */
+import { PerformanceObserver } from 'node:perf_hooks';
 import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { processCpuMs } from '../util/cpu-time.js';
@@ -67,7 +68,7 @@ export interface CollectionFigures {
 }
 
 const mib = (bytes: number) => bytes / 2 ** 20;
-/** The young generation's size (one semi-space's capacity): 1 MiB at start, up to 16 MiB under load (`--max-semi-space-size`). */
+/** The young generation's size as V8 reports it (new_space): 1 MiB at start, up to 32 MiB under load by default, 8 MiB with `--max-semi-space-size=4`. */
 export const youngGenerationBytes = (): number => getHeapSpaceStatistics().find((s) => s.space_name === 'new_space')?.space_size ?? 0;
 /** A young generation no larger than this has been given back (V8 shrinks it to 1-2 MiB). */
 export const YOUNG_GENERATION_SHRUNK_BYTES = 2 * 2 ** 20;
@@ -135,4 +136,66 @@ export function collectWhenIdle(options: IdleCollectionOptions = {}): { done: Pr
       finish(false);
     },
   };
+}
+
+/**
+ * The young generation capacity the served process keeps (both semi-spaces): what
+ * `--max-semi-space-size=4` gives. V8's default lets it reach 32 MiB under 16 connections, and the
+ * process peaked at 116-127 MiB resident; at 8 MiB it peaks under 100 MiB (docs/performance.md).
+ */
+export const YOUNG_GENERATION_CAP_BYTES = 8 * 2 ** 20;
+
+/** True when the operator sized the young generation on the command line or in NODE_OPTIONS: then capYoungGeneration stays out of the way. */
+export function youngGenerationSizedByOperator(execArgv: readonly string[] = process.execArgv, nodeOptions: string = process.env.NODE_OPTIONS ?? ''): boolean {
+  const sizing = /^--(?:max[-_]semi[-_]space[-_]size|min[-_]semi[-_]space[-_]size|semi[-_]space[-_]growth[-_]factor)\b/;
+  return [...execArgv, ...nodeOptions.split(/\s+/)].some((arg) => sizing.test(arg));
+}
+
+export interface YoungGenerationCapOptions {
+  /** The young generation's size now (default: youngGenerationBytes). */
+  size?: () => number;
+  setFlags?: (flags: string) => void;
+  /** Calls `afterCollection` after each garbage collection; returns how to stop (default: a PerformanceObserver of gc entries). */
+  observeCollections?: (afterCollection: () => void) => () => void;
+}
+
+/**
+ * Holds V8's young generation at `capBytes` (a power of two, V8's own step): after each collection,
+ * its growth factor is 1 once the young generation has reached the cap and V8's default 2 below it,
+ * so it still grows from its 1 MiB start, and again after V8 shrinks it when idle. Without a cap
+ * of its own a running process has no other way to bound it (see the module's comment).
+ * It cannot shrink it: a young generation already past the cap stays there until V8 shrinks it
+ * (the idle collection makes it; serve() starts the cap before generating certificates, which
+ * alone grow it to 16 MiB). The observer runs between event-loop turns, so one turn that outgrows
+ * the cap in several scavenges could step past it once. stop() puts V8's default factor back.
+ */
+export function capYoungGeneration(capBytes: number = YOUNG_GENERATION_CAP_BYTES, options: YoungGenerationCapOptions = {}): { stop(): void } {
+  const size = options.size ?? youngGenerationBytes;
+  const setFlags = options.setFlags ?? setFlagsFromString;
+  const observe = options.observeCollections ?? observeGarbageCollections;
+  let held = false;
+  const adjust = () => {
+    const atCap = size() >= capBytes;
+    if (atCap === held) return;
+    held = atCap;
+    setFlags(`--semi-space-growth-factor=${atCap ? 1 : DEFAULT_GROWTH_FACTOR}`);
+  };
+  adjust();
+  const unobserve = observe(adjust);
+  return {
+    stop() {
+      unobserve();
+      if (held) setFlags(`--semi-space-growth-factor=${DEFAULT_GROWTH_FACTOR}`);
+      held = false;
+    },
+  };
+}
+
+/** V8's `--semi-space-growth-factor` default. */
+const DEFAULT_GROWTH_FACTOR = 2;
+
+function observeGarbageCollections(afterCollection: () => void): () => void {
+  const observer = new PerformanceObserver(afterCollection);
+  observer.observe({ entryTypes: ['gc'] });
+  return () => observer.disconnect();
 }

@@ -17,7 +17,7 @@ import { createProbeServer, listen, reloadCertificatesOnChange, secureContext, t
 import { ruleModules } from '../../rules/index.js';
 import { groupDomainOf } from '../engine/rule.js';
 import { kindValidator } from '../schema/validators.js';
-import { collectGarbageMeasured, collectWhenIdle, collectYoungGeneration, type IdleCollectionOptions } from './heap.js';
+import { capYoungGeneration, collectGarbageMeasured, collectWhenIdle, collectYoungGeneration, type IdleCollectionOptions } from './heap.js';
 import { controlBackgroundThreads, mayRaiseThreads, type BackgroundThreadsControl, type BackgroundThreadsMode } from './thread-priority.js';
 import { shippedCorpus, warmUp, warmUpRequests, WARM_UP_CORPUS_FILE, type WarmUpResult, type WarmUpSettings } from './warm-up.js';
 
@@ -57,6 +57,13 @@ export interface ServeOptions extends Omit<AppOptions, 'metrics' | 'logger'> {
    * thread of the process, which only a process that is the server alone should do: the CLI's).
    */
   backgroundThreads?: BackgroundThreadsMode;
+  /**
+   * Holds V8's young generation at this many bytes, warm-up included (see capYoungGeneration).
+   * Default: V8's own sizing, as this sets a process-wide V8 flag, which only a process that is the
+   * server alone should do: the CLI passes YOUNG_GENERATION_CAP_BYTES unless the operator sized the
+   * young generation. Ignored in a worker thread.
+   */
+  youngGenerationCapBytes?: number;
   logger?: Logger;
 }
 
@@ -108,20 +115,16 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
   const sources = [options.lookups, options.contextPaths?.length, options.kubeconfig, options.inCluster].filter(Boolean).length;
   if (sources > 1) throw new Error('choose one source of lookups: --context, --kubeconfig or --in-cluster');
   if (options.kubeconfig || options.inCluster) await kubeClient(options.kubeconfig ? '--kubeconfig' : '--in-cluster');
-  const files = tlsFiles(options);
-  const initialTls = secureContext(files, options.clientCaFile);
-  // Every kind's validator is loaded before serving: a broken build fails here, not on each request.
-  for (const rules of ruleModules) kindValidator(rules);
-  // The YAML readers behind --context are loaded only when it is given.
-  const staticLookups = options.contextPaths?.length ? (await import('../lookups/static.js')).loadContext(options.contextPaths, groupDomain) : undefined;
-  if (staticLookups) log.info({ paths: options.contextPaths }, 'context lookups answered from files');
-  const metrics = createMetrics({ processMetrics: true });
-  let kube: KubeLookups | undefined;
-  if (options.kubeconfig || options.inCluster) {
-    kube = await kubeLookups({ kubeconfig: options.kubeconfig, groupDomain, logger: log });
-    log.info({ kubeconfig: options.kubeconfig ?? 'in-cluster' }, 'context lookups answered by the control plane (watch-backed caches)');
+  // Capped before the certificates: generating development ones alone grows an uncapped young generation to 16 MiB.
+  const youngGeneration = options.youngGenerationCapBytes && isMainThread ? capYoungGeneration(options.youngGenerationCapBytes) : undefined;
+  let prepared: Awaited<ReturnType<typeof prepareServing>>;
+  try {
+    prepared = await prepareServing(options, groupDomain, log);
+  } catch (err) {
+    youngGeneration?.stop();
+    throw err;
   }
-  const lookups = options.lookups ?? kube?.lookups ?? staticLookups;
+  const { files, initialTls, metrics, kube, lookups } = prepared;
 
   /** False once shutdown begins: readiness fails and answers close their connections. */
   let ready = true;
@@ -169,6 +172,7 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
     await warmedUp;
     idleCollection?.stop();
     threads?.stop();
+    youngGeneration?.stop();
     certificates.stop();
     await tracker.drain();
     await new Promise<void>((done) => (probes.listening ? probes.close(() => done()) : done()));
@@ -220,6 +224,25 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
   }
 
   return { server, probes, port, probePort, caFile: files.caFile, reloadCertificates: certificates.reload, warmedUp, close };
+}
+
+/** The certificates, the validators, the metrics and the lookups: everything serve() reads or checks before it listens. */
+async function prepareServing(options: ServeOptions, groupDomain: string, log: Logger) {
+  const files = tlsFiles(options);
+  const initialTls = secureContext(files, options.clientCaFile);
+  // Every kind's validator is loaded before serving: a broken build fails here, not on each request.
+  for (const rules of ruleModules) kindValidator(rules);
+  // The YAML readers behind --context are loaded only when it is given.
+  const staticLookups = options.contextPaths?.length ? (await import('../lookups/static.js')).loadContext(options.contextPaths, groupDomain) : undefined;
+  if (staticLookups) log.info({ paths: options.contextPaths }, 'context lookups answered from files');
+  const metrics = createMetrics({ processMetrics: true });
+  let kube: KubeLookups | undefined;
+  if (options.kubeconfig || options.inCluster) {
+    kube = await kubeLookups({ kubeconfig: options.kubeconfig, groupDomain, logger: log });
+    log.info({ kubeconfig: options.kubeconfig ?? 'in-cluster' }, 'context lookups answered by the control plane (watch-backed caches)');
+  }
+  const lookups = options.lookups ?? kube?.lookups ?? staticLookups;
+  return { files, initialTls, metrics, kube, lookups };
 }
 
 function startBackgroundThreads(mode: 'adaptive' | 'low', log: Logger): BackgroundThreadsControl | undefined {

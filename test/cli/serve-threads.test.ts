@@ -1,48 +1,26 @@
-import { describe, expect, it, onTestFinished } from 'vitest';
-import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { spawnSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import { Agent, request } from 'node:https';
-import { getPriority, tmpdir } from 'node:os';
+import { getPriority } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { mayRaiseThreads } from '../../src/server/thread-priority.js';
+import { built, startServe as startChild } from './serve-child.js';
 
-const bin = fileURLToPath(new URL('../../dist/src/cli/bin.js', import.meta.url));
-const built = existsSync(bin);
 const linux = process.platform === 'linux';
 const privileged = mayRaiseThreads();
 const setpriv = linux && process.getuid?.() === 0 && spawnSync('setpriv', ['--version']).status === 0;
 
-/** `fleetgate serve` as a process (through `wrap`, a command run before node, if any), its log lines as they come. */
+/** `fleetgate serve` as a process, with each of its threads' nice values (field 19 of /proc/<pid>/task/<tid>/stat, the 17th after the name). */
 function startServe(args: string[], wrap: string[] = []) {
-  const cwd = mkdtempSync(join(tmpdir(), 'fleetgate-threads-'));
-  const command = [...wrap, process.execPath, bin, 'serve', '--bind-address', '127.0.0.1', '--port', '0', '--probe-port', '0', '--warm-up=false', ...args];
-  const child = spawn(command[0]!, command.slice(1), { cwd });
-  onTestFinished(() => void child.kill('SIGKILL'));
-  const lines: any[] = [];
-  let text = '';
-  child.stderr.on('data', (chunk) => {
-    text += chunk;
-    const parts = text.split('\n');
-    text = parts.pop()!;
-    for (const part of parts) if (part.startsWith('{')) lines.push(JSON.parse(part));
-  });
-  /** Resolves with the first line whose message contains `words`, within `ms`. */
-  const line = async (words: string, ms = 10_000) => {
-    for (const until = Date.now() + ms; Date.now() < until; await new Promise((r) => setTimeout(r, 20))) {
-      const found = lines.find((l) => typeof l.msg === 'string' && l.msg.includes(words));
-      if (found) return found;
-    }
-    throw new Error(`no log line with "${words}" in ${ms} ms: ${lines.map((l) => l.msg).join(' | ')}`);
-  };
-  /** Each thread's nice value (field 19 of /proc/<pid>/task/<tid>/stat, the 17th after the name). */
+  const server = startChild(args, { wrap });
   const nice = () => {
-    const pid = child.pid!;
+    const pid = server.child.pid!;
     const of = (tid: string) => Number(readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8').split(')').at(-1)!.trim().split(' ')[16]);
     const others = readdirSync(`/proc/${pid}/task`).filter((tid) => tid !== String(pid));
     return { main: of(String(pid)), others: others.map(of) };
   };
-  return { child, cwd, line, lines, nice };
+  return { ...server, nice };
 }
 
 describe.skipIf(!built || !linux)("fleetgate serve's background threads (Linux; runs dist/, which npm test builds first)", { timeout: 60_000 }, () => {

@@ -1,6 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import { setFlagsFromString } from 'node:v8';
-import { boundOldGenerationGrowth, collectGarbage, collectGarbageMeasured, collectWhenIdle, collectYoungGeneration, OLD_GENERATION_GROWTH_PERCENT, YOUNG_GENERATION_SHRUNK_BYTES } from '../../src/server/heap.js';
+import {
+  boundOldGenerationGrowth,
+  capYoungGeneration,
+  collectGarbage,
+  collectGarbageMeasured,
+  collectWhenIdle,
+  collectYoungGeneration,
+  OLD_GENERATION_GROWTH_PERCENT,
+  YOUNG_GENERATION_CAP_BYTES,
+  YOUNG_GENERATION_SHRUNK_BYTES,
+  youngGenerationSizedByOperator,
+} from '../../src/server/heap.js';
 
 describe('the served process bounds its old generation', () => {
   it("sets V8's heap growth factor when the command line sets none", () => {
@@ -21,6 +32,84 @@ describe('the served process bounds its old generation', () => {
     // V8 ignores an unknown flag silently; the name set must be one `node --v8-options` lists.
     const set: string[] = [];
     boundOldGenerationGrowth([], (flags) => set.push(flags));
+    const name = set[0]?.split('=')[0] ?? '';
+    const { execFileSync } = await import('node:child_process');
+    expect(name).not.toBe('');
+    expect(execFileSync(process.execPath, ['--v8-options'], { encoding: 'utf8' })).toContain(`  ${name} (`);
+  });
+});
+
+const MiB = 2 ** 20;
+
+describe("the served process caps V8's young generation", () => {
+  /** capYoungGeneration over a young generation of `size` MiB, with the flags it sets and a way to run its after-collection check. */
+  function capped(startMiB: number) {
+    let size = startMiB * MiB;
+    const set: string[] = [];
+    let afterCollection = () => undefined as void;
+    let observing = false;
+    const cap = capYoungGeneration(8 * MiB, {
+      size: () => size,
+      setFlags: (flags) => set.push(flags),
+      observeCollections: (callback) => {
+        afterCollection = callback;
+        observing = true;
+        return () => (observing = false);
+      },
+    });
+    const collected = (mib: number) => {
+      size = mib * MiB;
+      afterCollection();
+    };
+    return { cap, set, collected, observing: () => observing };
+  }
+
+  it('lets it grow by V8\'s factor below the cap, stops it at the cap, and lets it grow again once V8 shrank it', () => {
+    const { set, collected } = capped(1);
+    expect(set).toEqual([]);
+    collected(2);
+    collected(4);
+    expect(set).toEqual([]);
+    collected(8);
+    expect(set).toEqual(['--semi-space-growth-factor=1']);
+    collected(8);
+    collected(16); // one step past it, in a turn that outgrew it twice: held, not grown further
+    expect(set).toEqual(['--semi-space-growth-factor=1']);
+    collected(2);
+    expect(set).toEqual(['--semi-space-growth-factor=1', '--semi-space-growth-factor=2']);
+  });
+
+  it('holds it at once when it starts at the cap, and stop() hands V8 its default back', () => {
+    const { cap, set, observing } = capped(8);
+    expect(set).toEqual(['--semi-space-growth-factor=1']);
+    expect(observing()).toBe(true);
+    cap.stop();
+    expect(observing()).toBe(false);
+    expect(set).toEqual(['--semi-space-growth-factor=1', '--semi-space-growth-factor=2']);
+  });
+
+  it('stop() below the cap sets nothing', () => {
+    const { cap, set } = capped(1);
+    cap.stop();
+    expect(set).toEqual([]);
+  });
+
+  it('is the size --max-semi-space-size=4 gives', () => {
+    expect(YOUNG_GENERATION_CAP_BYTES).toBe(8 * MiB);
+  });
+
+  it("stays out of the way of the operator's own sizing, on the command line or in NODE_OPTIONS", () => {
+    expect(youngGenerationSizedByOperator(['--max-semi-space-size=4'], '')).toBe(true);
+    expect(youngGenerationSizedByOperator([], '--enable-source-maps --max_semi_space_size=2')).toBe(true);
+    expect(youngGenerationSizedByOperator([], '--min-semi-space-size=1')).toBe(true);
+    expect(youngGenerationSizedByOperator(['--semi-space-growth-factor=4'], '')).toBe(true);
+    expect(youngGenerationSizedByOperator(['--enable-source-maps'], '--max-old-space-size=200')).toBe(false);
+    expect(youngGenerationSizedByOperator([], '')).toBe(false);
+  });
+
+  it('sets a flag this V8 knows', async () => {
+    const { set, collected } = capped(1);
+    collected(8);
     const name = set[0]?.split('=')[0] ?? '';
     const { execFileSync } = await import('node:child_process');
     expect(name).not.toBe('');

@@ -1,7 +1,7 @@
 /** `fleetgate serve`: the HTTPS admission webhook. */
 import { pino } from 'pino';
 import { serve } from '../../server/serve.js';
-import { boundOldGenerationGrowth } from '../../server/heap.js';
+import { boundOldGenerationGrowth, YOUNG_GENERATION_CAP_BYTES, youngGenerationSizedByOperator } from '../../server/heap.js';
 import { BACKGROUND_THREADS_MODES, type BackgroundThreadsMode } from '../../server/thread-priority.js';
 import { groupDomainProblem, parseFlags, usageError, type CliIO, type Command } from '../io.js';
 
@@ -147,6 +147,7 @@ async function run(args: string[], io: CliIO): Promise<number> {
       contextFailurePolicy: policy,
       warmUp: warmUp === 'true',
       backgroundThreads,
+      youngGenerationCapBytes: youngGenerationSizedByOperator() ? undefined : YOUNG_GENERATION_CAP_BYTES,
       logger: pino({ level }, { write: format === 'json' ? (line: string) => io.stderr(line) : await textLines(io) }),
     });
     io.onServe?.(server);
