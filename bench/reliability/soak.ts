@@ -19,10 +19,17 @@
  * The npm script runs this load without V8's memory reducer (`node --no-memory-reducer`): idle
  * while the floor's phase ran in its own process, the generator had its heap shrunk to about what
  * it held, and then collected it fully every 1-3 s under load (21 full collections in a traced run,
- * 9 without the reducer). The generator still stops 10-25 ms in some seconds, not yet explained;
- * the table's "load GC ms" and "lag ms" columns show which.
+ * 9 without the reducer). Two more V8 settings, made below at run time, keep its old generation
+ * from being collected every 1-2 s, each collection stopping the load 10-25 ms (--trace-gc):
+ * without allocation-site pretenuring (V8 had judged some of the load's allocation sites long-lived
+ * and allocated their objects straight in the old generation: 10 full collections in 30 s, 1
+ * without), and with the old generation let grow to four times what survived (V8's own factor
+ * still collected it every 2 s from the 18th second on, freeing 1 MiB or less each time: 20 full
+ * collections in a 60 s run, 2 with it). The table's "load GC ms" and "lag ms" columns show what
+ * the generator's collections still cost.
  */
 import { PerformanceObserver } from 'node:perf_hooks';
+import { setFlagsFromString } from 'node:v8';
 import { numberFlags } from './args.js';
 import { spawnSync } from 'node:child_process';
 import { createWriteStream, mkdtempSync, writeFileSync } from 'node:fs';
@@ -80,6 +87,9 @@ const onServerLine = (line: string) => {
 };
 /** When the recorded seconds began (performance.now()). */
 let recordedFrom = Number.NaN;
+
+setFlagsFromString('--no-allocation-site-pretenuring');
+setFlagsFromString('--heap-growing-percent=300');
 
 /** The load generator's own GC pauses (this process): a stalled generator fires late and reads answers late. */
 const loadGcPauses: { at: number; ms: number }[] = [];
