@@ -139,9 +139,9 @@ export function collectWhenIdle(options: IdleCollectionOptions = {}): { done: Pr
 }
 
 /**
- * The young generation capacity the served process keeps (both semi-spaces): what
+ * The young generation the served process keeps (new_space as V8 reports it): what
  * `--max-semi-space-size=4` gives. V8's default lets it reach 32 MiB under 16 connections, and the
- * process peaked at 116-127 MiB resident; at 8 MiB it peaks under 100 MiB (docs/performance.md).
+ * process peaked at 122-127 MiB resident; held at 8 MiB, at 101-107 MiB (docs/performance.md).
  */
 export const YOUNG_GENERATION_CAP_BYTES = 8 * 2 ** 20;
 
