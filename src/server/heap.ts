@@ -19,9 +19,15 @@ export const OLD_GENERATION_GROWTH_PERCENT = 50;
  * Returns whether it did. Call it once, in the process that serves, before it takes load.
  */
 export function boundOldGenerationGrowth(execArgv: readonly string[] = process.execArgv, setFlags: (flags: string) => void = setFlagsFromString): boolean {
-  if (execArgv.some((arg) => /^--heap[-_]growing[-_]percent\b/.test(arg))) return false;
+  if (flagGiven(['heap-growing-percent'], execArgv)) return false;
   setFlags(`--heap-growing-percent=${OLD_GENERATION_GROWTH_PERCENT}`);
   return true;
+}
+
+/** Whether one of V8's `flags` (named without the dashes in front) is among `args`, in either spelling (`-` or `_` between words). */
+function flagGiven(flags: readonly string[], args: readonly string[]): boolean {
+  const given = new RegExp(`^--(?:${flags.map((flag) => flag.replace(/-/g, '[-_]')).join('|')})\\b`);
+  return args.some((arg) => given.test(arg));
 }
 
 type Collect = (options?: { type: 'minor' }) => void;
@@ -147,9 +153,9 @@ export const YOUNG_GENERATION_CAP_BYTES = 8 * 2 ** 20;
 
 /** True when the operator sized the young generation on the command line or in NODE_OPTIONS: then capYoungGeneration stays out of the way. */
 export function youngGenerationSizedByOperator(execArgv: readonly string[] = process.execArgv, nodeOptions: string = process.env.NODE_OPTIONS ?? ''): boolean {
-  const sizing = /^--(?:max[-_]semi[-_]space[-_]size|min[-_]semi[-_]space[-_]size|semi[-_]space[-_]growth[-_]factor)\b/;
-  return [...execArgv, ...nodeOptions.split(/\s+/)].some((arg) => sizing.test(arg));
+  return flagGiven(['max-semi-space-size', 'min-semi-space-size', 'semi-space-growth-factor'], [...execArgv, ...nodeOptions.split(/\s+/)]);
 }
+
 
 export interface YoungGenerationCapOptions {
   /** The young generation's size now (default: youngGenerationBytes). */

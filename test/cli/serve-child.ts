@@ -6,7 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const bin = fileURLToPath(new URL('../../dist/src/cli/bin.js', import.meta.url));
+/** The built CLI (npm test builds it first). */
+export const bin = fileURLToPath(new URL('../../dist/src/cli/bin.js', import.meta.url));
 export const built = existsSync(bin);
 
 export interface ServeChildOptions {

@@ -4,10 +4,7 @@ import { closeSync, constants, mkdtempSync, openSync, readFileSync, readSync } f
 import { Agent, request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { built } from './serve-child.js';
-
-const bin = fileURLToPath(new URL('../../dist/src/cli/bin.js', import.meta.url));
+import { bin, built } from './serve-child.js';
 
 /** Reads what a non-blocking `fd` has until `done(text)` or, with no `done`, until `quietMs` pass with nothing new. */
 async function readFrom(fd: number, done?: (text: string) => boolean, quietMs = 1000, limitMs = 15_000): Promise<string> {
