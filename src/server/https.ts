@@ -5,7 +5,7 @@
  * shutdown.
  */
 import type { Server as HttpsServer, ServerOptions } from 'node:https';
-import { createServer as createHttpServer, type IncomingMessage, type Server as HttpServer } from 'node:http';
+import { createServer as createHttpServer, type IncomingMessage, type RequestListener, type Server as HttpServer } from 'node:http';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { isIP, type AddressInfo, type Socket } from 'node:net';
@@ -202,7 +202,12 @@ export function trackRequests(server: HttpServer | HttpsServer): RequestTracker 
  * (503 with the reason `notReady` gives, else 200) and `/metrics` (Prometheus text).
  */
 export function createProbeServer(metrics: MetricsRegistry, notReady: () => string | undefined, log: Logger): HttpServer {
-  return createHttpServer((req, res) => {
+  return createHttpServer(probeHandler(metrics, notReady, log));
+}
+
+/** The probe server's request handler (the webhook's warm-up exercises it on a twin listener). */
+export function probeHandler(metrics: MetricsRegistry, notReady: () => string | undefined, log: Logger): RequestListener {
+  return (req, res) => {
     const path = (req.url ?? '').split('?')[0];
     if (path === '/metrics') {
       metrics.metrics().then(
@@ -221,5 +226,5 @@ export function createProbeServer(metrics: MetricsRegistry, notReady: () => stri
     const reason = path === '/readyz' ? notReady() : undefined;
     res.writeHead(known ? (reason ? 503 : 200) : 404, { 'content-type': 'text/plain' });
     res.end(known ? (reason ?? 'ok') : 'not found');
-  });
+  };
 }

@@ -4,7 +4,7 @@
  * files or, with none given, from the development CA generated on first start.
  */
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
-import type { Server as HttpServer } from 'node:http';
+import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { isMainThread } from 'node:worker_threads';
 import { pino, type Logger } from 'pino';
@@ -13,7 +13,7 @@ import { createMetrics } from './metrics.js';
 import { kubeClient, kubeLookups, type KubeLookups } from './kube.js';
 import { listening } from './listening.js';
 import { stampArrivals } from './arrival.js';
-import { createProbeServer, listen, reloadCertificatesOnChange, secureContext, tlsFiles, trackRequests } from './https.js';
+import { listen, probeHandler, reloadCertificatesOnChange, secureContext, tlsFiles, trackRequests } from './https.js';
 import { ruleModules } from '../../rules/index.js';
 import { groupDomainOf } from '../engine/rule.js';
 import { kindValidator } from '../schema/validators.js';
@@ -156,11 +156,12 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
   const certificates = reloadCertificatesOnChange(server, files, options.clientCaFile, initialTls, log);
 
   // Not ready while shutting down, warming up, nor before the control-plane caches have their first list.
-  const probes = createProbeServer(
+  const probeRequests = probeHandler(
     metrics.registry,
     () => (!ready ? 'shutting down' : warming ? WARMING_UP : kube && !kube.synced() ? WAITING_FOR_CACHES : undefined),
     log,
   );
+  const probes = createHttpServer(probeRequests);
 
   let warmedUp: Promise<WarmUpResult | undefined> = Promise.resolve(undefined);
   let idleCollection: ReturnType<typeof collectWhenIdle> | undefined;
@@ -202,9 +203,9 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
 
   if (warmUpSettings) {
     // The webhook's own handler on a twin listener, so V8 compiles the very closures and objects that
-    // serve the API server. The app neither counts nor logs the warm-up's requests; its lookups answer
+    // serve the API server; the probe server's likewise. The app neither counts nor logs the warm-up's requests; its lookups answer
     // them as they answer any review.
-    warmedUp = runWarmUp(handler, { cert: initialTls.cert, key: initialTls.key, minVersion: options.tlsMinVersion ?? 'TLSv1.2' }, warmUpSettings, groupDomain, warmUpStop.signal, log).finally(() => (warming = false));
+    warmedUp = runWarmUp({ reviews: handler, probes: probeRequests }, { cert: initialTls.cert, key: initialTls.key, minVersion: options.tlsMinVersion ?? 'TLSv1.2' }, warmUpSettings, groupDomain, warmUpStop.signal, log).finally(() => (warming = false));
   }
 
   if (options.idleCollection !== false) {
@@ -281,7 +282,7 @@ function collectLogged(collect: () => void, log: Logger): void {
 
 /** The warm-up, logged: how long it took once done; a failure at warn, and readiness does not wait for it. */
 async function runWarmUp(
-  handler: Parameters<typeof warmUp>[0],
+  handlers: Parameters<typeof warmUp>[0],
   tls: Parameters<typeof warmUp>[1],
   settings: WarmUpSettings,
   groupDomain: string,
@@ -294,11 +295,11 @@ async function runWarmUp(
       log.warn(`no warm-up corpus (${WARM_UP_CORPUS_FILE} is written by npm run build); ready without warming up`);
       return undefined;
     }
-    const result = await warmUp(handler, tls, warmUpRequests(corpus, groupDomain), settings, signal);
+    const result = await warmUp(handlers, tls, warmUpRequests(corpus, groupDomain), settings, signal);
     if (signal.aborted) return result;
     log.info(
-      { warmUpMs: Math.round(result.ms), warmUpCpuMs: Math.round(result.cpuMs), warmUpReviews: result.reviews, heapUsedMiB: result.heapUsedMiB && { before: Math.round(result.heapUsedMiB.before), after: Math.round(result.heapUsedMiB.after) } },
-      `warmed up in ${Math.round(result.ms)} ms (${result.reviews} reviews of realistic objects over loopback, ${Math.round(result.cpuMs)} ms of CPU${result.cutShort ? '; cut short by its time budget' : ''}${result.heapUsedMiB ? `; heap in use ${Math.round(result.heapUsedMiB.before)} -> ${Math.round(result.heapUsedMiB.after)} MiB after a full collection` : ''}); readiness no longer waits for it`,
+      { warmUpMs: Math.round(result.ms), warmUpCpuMs: Math.round(result.cpuMs), warmUpReviews: result.reviews, warmUpProbes: result.probes, heapUsedMiB: result.heapUsedMiB && { before: Math.round(result.heapUsedMiB.before), after: Math.round(result.heapUsedMiB.after) } },
+      `warmed up in ${Math.round(result.ms)} ms (${result.reviews} reviews of realistic objects and ${result.probes} probe requests over loopback, ${Math.round(result.cpuMs)} ms of CPU${result.cutShort ? '; cut short by its time budget' : ''}${result.heapUsedMiB ? `; heap in use ${Math.round(result.heapUsedMiB.before)} -> ${Math.round(result.heapUsedMiB.after)} MiB after a full collection` : ''}); readiness no longer waits for it`,
     );
     return result;
   } catch (err) {

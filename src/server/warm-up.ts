@@ -21,6 +21,12 @@
  * at 2.5-3.3 times the steady CPU (--trace-opt: some 250 functions compiled by TurboFan in the first
  * 2,000 requests, about all of that extra CPU). So ten rounds, over 16 connections.
  *
+ * The probe server's requests come in between the reviews, on a twin plain-HTTP listener of its own:
+ * Node's HTTP code compiled for TLS sockets alone met the first /metrics scrape or kubelet probe after
+ * readiness with another kind of socket and response, and V8 threw that code away under load
+ * (--trace-deopt: "wrong map" in parserOnIncoming, assignSocket and their neighbours in the first
+ * milliseconds after the first scrape, then compiled again while the load's requests waited).
+ *
  * The full garbage collection that leaves the heap small runs halfway through the rounds, not after
  * them. One after them, when no request is in flight any more, left twice as many functions to be
  * optimized after readiness as no collection did (--trace-opt, 20 rounds), and 16 rounds followed by
@@ -31,7 +37,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { Agent, createServer, request, type ServerOptions } from 'node:https';
-import type { RequestListener } from 'node:http';
+import { Agent as HttpAgent, createServer as createHttpServer, get as httpGet, type RequestListener, type Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { kindsFor } from '../../rules/index.js';
 import { DELETION_PROTECTION_PATH } from '../engine/deletion-protection.js';
@@ -62,6 +68,8 @@ export interface WarmUpResult {
   cpuMs: number;
   /** True when the budget ran out before every round was sent. */
   cutShort: boolean;
+  /** Requests sent to the probe server's twin. */
+  probes: number;
   /** V8 heap in use (MiB) before and after the warm-up's full collection (absent when aborted before it). */
   heapUsedMiB?: { before: number; after: number };
 }
@@ -70,6 +78,10 @@ export interface WarmUpResult {
 export const WARM_UP_ROUNDS = 10;
 /** Keep-alive connections the warm-up uses by default. */
 export const WARM_UP_CONNECTIONS = 16;
+/** One probe-server request after every this many reviews: 90 of them in the default warm-up, a third of them /metrics. */
+export const WARM_UP_PROBE_EVERY = 20;
+/** The probe requests, in turn; kept-alive and fresh connections alternate (Prometheus keeps its connection, the kubelet does not). */
+const PROBE_PATHS = ['/metrics', '/readyz', '/healthz'] as const;
 /** The default time cap: the rounds took 1.5-2 s of CPU on a busy shared machine; only a starved process reaches it. */
 export const WARM_UP_BUDGET_MS = 5000;
 
@@ -132,12 +144,45 @@ function post(agent: Agent, port: number, item: WarmUpRequest): Promise<number> 
   });
 }
 
+/** One GET over `agent` (a fresh connection when false); resolves once the answer is read, whatever it was. */
+function probe(agent: HttpAgent | false, port: number, path: string): Promise<void> {
+  return new Promise((done) => {
+    const req = httpGet({ host: '127.0.0.1', port, path, agent }, (res) => {
+      res.on('data', () => {});
+      res.on('end', () => done());
+      res.on('error', () => done());
+    });
+    req.on('error', () => done());
+  });
+}
+
+async function listenOnLoopback<S extends HttpServer>(server: S): Promise<number> {
+  await new Promise<void>((done, fail) => {
+    server.once('error', fail);
+    server.listen(0, '127.0.0.1', () => done());
+  });
+  return (server.address() as AddressInfo).port;
+}
+
+async function closeTwin(server: HttpServer | undefined): Promise<void> {
+  if (!server?.listening) return;
+  server.closeAllConnections();
+  await new Promise<void>((done) => server.close(() => done()));
+}
+
+/** The request handlers the warm-up exercises: the webhook's, and the probe server's when given. */
+export interface WarmUpHandlers {
+  reviews: RequestListener;
+  probes?: RequestListener;
+}
+
 /**
- * Runs the warm-up: starts the twin listener on 127.0.0.1 (an ephemeral port), sends the corpus'
- * requests round after round over `connections` keep-alive connections until the rounds are done,
- * the budget runs out or `signal` aborts, then closes the twin. Throws only on a failure to start.
+ * Runs the warm-up: starts the twin listeners on 127.0.0.1 (ephemeral ports), sends the corpus'
+ * requests round after round over `connections` keep-alive connections, with a probe request every
+ * WARM_UP_PROBE_EVERY reviews, until the rounds are done, the budget runs out or `signal` aborts,
+ * then closes the twins. Throws only on a failure to start.
  */
-export async function warmUp(handler: RequestListener, tls: Pick<ServerOptions, 'cert' | 'key' | 'minVersion'>, requests: WarmUpRequest[], settings: WarmUpSettings, signal?: AbortSignal): Promise<WarmUpResult> {
+export async function warmUp(handlers: WarmUpHandlers, tls: Pick<ServerOptions, 'cert' | 'key' | 'minVersion'>, requests: WarmUpRequest[], settings: WarmUpSettings, signal?: AbortSignal): Promise<WarmUpResult> {
   const budgetMs = settings.budgetMs ?? WARM_UP_BUDGET_MS;
   const rounds = settings.rounds ?? WARM_UP_ROUNDS;
   const connections = settings.connections ?? WARM_UP_CONNECTIONS;
@@ -145,15 +190,22 @@ export async function warmUp(handler: RequestListener, tls: Pick<ServerOptions, 
   const cpuAtStart = processCpuMs();
   const twin = createServer({ ...tls }, (req, res) => {
     markWarmUp(req);
-    handler(req, res);
+    handlers.reviews(req, res);
   });
-  await new Promise<void>((done, fail) => {
-    twin.once('error', fail);
-    twin.listen(0, '127.0.0.1', () => done());
-  });
-  const { port } = twin.address() as AddressInfo;
+  const probeTwin = handlers.probes && createHttpServer(handlers.probes);
+  let port: number;
+  let probePort: number | undefined;
+  try {
+    port = await listenOnLoopback(twin);
+    if (probeTwin) probePort = await listenOnLoopback(probeTwin);
+  } catch (err) {
+    await closeTwin(twin);
+    throw err;
+  }
   // The twin's own certificate, whatever names it covers: this client talks to nothing else.
   const agent = new Agent({ keepAlive: true, maxSockets: connections, rejectUnauthorized: false });
+  const probeAgent = new HttpAgent({ keepAlive: true, maxSockets: 1 });
+  let probes = 0;
   const deadline = started + budgetMs;
   const total = requests.length * rounds;
   let next = 0;
@@ -168,8 +220,12 @@ export async function warmUp(handler: RequestListener, tls: Pick<ServerOptions, 
   const worker = async () => {
     while (next < total && !stop()) {
       if (next === collectAt && !heapUsedMiB) collect();
-      const item = requests[next++ % requests.length]!;
-      if ((await post(agent, port, item)) === 200) reviews++;
+      const index = next++;
+      if ((await post(agent, port, requests[index % requests.length]!)) === 200) reviews++;
+      if (probePort !== undefined && (index + 1) % WARM_UP_PROBE_EVERY === 0) {
+        const turn = probes++;
+        await probe(turn % 2 === 0 ? probeAgent : false, probePort, PROBE_PATHS[turn % PROBE_PATHS.length]!);
+      }
     }
   };
   try {
@@ -179,10 +235,10 @@ export async function warmUp(handler: RequestListener, tls: Pick<ServerOptions, 
     clearTimeout(cap);
   } finally {
     agent.destroy();
-    twin.closeAllConnections();
-    await new Promise<void>((done) => twin.close(() => done()));
+    probeAgent.destroy();
+    await Promise.all([closeTwin(twin), closeTwin(probeTwin)]);
   }
   // Cut short by its budget before halfway: the collection still comes before readiness.
   if (!signal?.aborted && !heapUsedMiB) collect();
-  return { reviews, ms: performance.now() - started, cpuMs: processCpuMs() - cpuAtStart, cutShort: next < total, heapUsedMiB };
+  return { reviews, ms: performance.now() - started, cpuMs: processCpuMs() - cpuAtStart, cutShort: next < total, heapUsedMiB, probes };
 }

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { pino } from 'pino';
 import { createCA } from '../../certs/tinyca.js';
 import { serve, type RunningServer, type ServeOptions } from '../../src/server/serve.js';
-import { warmUp, warmUpRequests, WARM_UP_ROUNDS } from '../../src/server/warm-up.js';
+import { warmUp, warmUpRequests, WARM_UP_PROBE_EVERY, WARM_UP_ROUNDS } from '../../src/server/warm-up.js';
 import { isWarmUp } from '../../src/server/warm-up-mark.js';
 import { review } from '../../src/admission/review.js';
 import { kindsFor } from '../../rules/index.js';
@@ -91,7 +91,7 @@ describe('warmUp()', { timeout: 60_000 }, () => {
     observer.observe({ entryTypes: ['gc'] });
     // 13 requests a round (3 objects x 4, one DELETE), 4 rounds over 2 connections.
     const requests = warmUpRequests(objects.slice(0, 3), 'karmada.io');
-    const result = await warmUp(handler, tls, requests, { rounds: 4, connections: 2 });
+    const result = await warmUp({ reviews: handler }, tls, requests, { rounds: 4, connections: 2 });
     await new Promise((r) => setTimeout(r, 100));
     observer.disconnect();
     expect(result).toMatchObject({ reviews: 52, cutShort: false, heapUsedMiB: expect.any(Object) });
@@ -101,6 +101,35 @@ describe('warmUp()', { timeout: 60_000 }, () => {
     // The 26th request is the one after the collection; the other connection's may have come in first.
     expect(before).toBeGreaterThanOrEqual(24);
     expect(before).toBeLessThanOrEqual(28);
+  });
+
+  it("sends the probe server's requests between the reviews, over a kept-alive connection and fresh ones", async () => {
+    const dir = servingCertDir(ca);
+    const tls = { cert: readFileSync(join(dir, 'tls.crt')), key: readFileSync(join(dir, 'tls.key')) };
+    let reviewsSeen = 0;
+    const reviews = (req: IncomingMessage, res: ServerResponse) => {
+      reviewsSeen++;
+      req.resume();
+      req.on('end', () => res.end('{}'));
+    };
+    const probesSeen: { path: string; socket: object; reviewsBefore: number }[] = [];
+    const probes = (req: IncomingMessage, res: ServerResponse) => {
+      probesSeen.push({ path: req.url!, socket: req.socket, reviewsBefore: reviewsSeen });
+      res.end('ok');
+    };
+    // 13 requests a round, 10 rounds: a probe after every WARM_UP_PROBE_EVERY (20) reviews, 6 of them.
+    const requests = warmUpRequests(objects.slice(0, 3), 'karmada.io');
+    const result = await warmUp({ reviews, probes }, tls, requests, { rounds: 10, connections: 2 });
+    expect(result).toMatchObject({ reviews: 130, probes: 130 / WARM_UP_PROBE_EVERY | 0 });
+    expect(probesSeen.map((p) => p.path)).toEqual(['/metrics', '/readyz', '/healthz', '/metrics', '/readyz', '/healthz']);
+    // Spread over the rounds, not sent at the end.
+    expect(probesSeen[0]!.reviewsBefore).toBeLessThanOrEqual(2 * WARM_UP_PROBE_EVERY);
+    expect(probesSeen.at(-1)!.reviewsBefore).toBeGreaterThanOrEqual(100);
+    // Turns 0, 2 and 4 share one kept-alive connection; 1, 3 and 5 open one each.
+    const kept = new Set(probesSeen.filter((_, i) => i % 2 === 0).map((p) => p.socket));
+    const fresh = new Set(probesSeen.filter((_, i) => i % 2 === 1).map((p) => p.socket));
+    expect(kept.size).toBe(1);
+    expect(fresh.size).toBe(3);
   });
 });
 
@@ -116,7 +145,7 @@ describe('serve warms up before it is ready', { timeout: 60_000 }, () => {
     expect(result).toMatchObject({ reviews: WARM_UP_ROUNDS * (objects.length * 4 + 13), cutShort: false });
     expect(await readyz(server)).toEqual({ status: 200, text: 'ok' });
     const line = server.lines.find((l) => typeof l.msg === 'string' && l.msg.startsWith('warmed up in '));
-    expect(line).toMatchObject({ level: 30, warmUpReviews: result!.reviews });
+    expect(line).toMatchObject({ level: 30, warmUpReviews: result!.reviews, warmUpProbes: Math.floor(result!.reviews / WARM_UP_PROBE_EVERY) });
   });
 
   it('neither counts warm-up reviews in the metrics nor logs them, while a real review is both', async () => {
