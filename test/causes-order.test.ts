@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { validate } from '../src/decode/object.js';
-import { withoutRepeats } from '../src/engine/validate.js';
+import { withoutRepeats } from '../src/engine/field-error.js';
 import { inObjectOrder } from '../src/engine/object-order.js';
 import { invalid, required, type Cause } from '../src/engine/field.js';
 import { examples } from './fixtures/index.js';

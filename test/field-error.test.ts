@@ -1,8 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { FieldPath } from '../src/engine/path.js';
-import { causeKey, causeKeyFor, FieldError, forbidden, invalid, notSupported, partsOf, required, sameCause, textKey, tooMany } from '../src/engine/field-error.js';
+import { causeKey, causeKeyFor, FieldError, forbidden, invalid, notSupported, partsOf, required, sameCause, textKey, tooMany, withoutRepeats } from '../src/engine/field-error.js';
 import { aggregate, invalid as renderedInvalid } from '../src/engine/field.js';
-import { withoutRepeats } from '../src/engine/validate.js';
 import { validate } from '../src/decode/object.js';
 import { examples } from './fixtures/index.js';
 import { changed } from './helpers.js';
@@ -81,6 +80,11 @@ describe('causes compare by their parts', () => {
     const line = 'spec.taints[0].effect: Too many: 5: must have at most 3 items';
     expect(aggregate([count, tooMany(TAINT, 5, 3), text])).toBe(`[${line}, ${line}]`);
     expect(aggregate([count, tooMany(TAINT, 5, 3)])).toBe(line);
+    expect(aggregate([...many, text])).toBe(`[${line}, ${line}]`);
+    // The list is read, never reordered nor shortened in place.
+    const listed = [count, tooMany(TAINT, 5, 3), text];
+    aggregate(listed);
+    expect(listed).toHaveLength(3);
   });
 });
 

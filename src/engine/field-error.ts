@@ -216,3 +216,36 @@ export const causeKeyFor = (causes: readonly Cause[]): ((cause: Cause) => string
 
 /** Type, field and text: what told causes apart when only their text was kept. */
 export const textKey = (cause: Cause): string => `${cause.type}\u0000${cause.field}\u0000t\u0000${cause.message}`;
+
+/** Causes compared pairwise below this count; past it, by a key built for each. */
+const FEW_CAUSES = 16;
+
+/**
+ * Each mistake once: the same mistake reported twice (by the schema and a rule, say) keeps its
+ * first report, compared by its parts (sameCause). The list itself when nothing repeats.
+ */
+export function withoutRepeats(causes: Cause[]): Cause[];
+export function withoutRepeats(causes: readonly Cause[]): readonly Cause[];
+export function withoutRepeats(causes: readonly Cause[]): readonly Cause[] {
+  if (causes.length > FEW_CAUSES) {
+    const keyOf = causeKeyFor(causes);
+    const seen = new Set<string>();
+    return causes.filter((c) => {
+      const id = keyOf(c);
+      if (seen.has(id)) return false;
+      seen.add(id);
+      return true;
+    });
+  }
+  // Few causes (the usual case) compare pairwise, without building a key for each: a key holds the
+  // whole detail, and some details run to hundreds of characters.
+  let kept: Cause[] | undefined;
+  for (let i = 0; i < causes.length; i++) {
+    const c = causes[i]!;
+    let repeat = false;
+    for (let j = 0; j < i && !repeat; j++) repeat = sameCause(causes[j]!, c);
+    if (repeat) kept ??= causes.slice(0, i);
+    else kept?.push(c);
+  }
+  return kept ?? causes;
+}

@@ -138,15 +138,7 @@ export function keptWarning(cause: Cause): Warning {
  * once (compared by its parts: sameCause); `more`, when given, is listed last (a note that there were more than these).
  */
 export function aggregate(causes: readonly Cause[], more?: string): string {
-  const seen = new Set<string>();
-  const lines: string[] = [];
-  const keyOf = parts.causeKeyFor(causes);
-  for (const cause of causes) {
-    const id = keyOf(cause);
-    if (seen.has(id)) continue;
-    seen.add(id);
-    lines.push(formatCause(cause));
-  }
+  const lines = parts.withoutRepeats(causes).map(formatCause);
   if (more !== undefined) lines.push(more);
   if (lines.length === 0) return '';
   return lines.length === 1 ? lines[0]! : `[${lines.join(', ')}]`;

@@ -4,8 +4,7 @@
  * the causes in object order. The kind's rules come in as an argument: the engine knows no registry.
  */
 import { FieldPath, keptWarning, sectionOf, warningAt, type Cause, type Field, type Warning } from './field.js';
-import { causeKeyFor, rendered, sameCause } from './field-error.js';
-import { notSupported } from './field-error.js';
+import { notSupported, rendered, withoutRepeats } from './field-error.js';
 import { checkSchema, unknownFieldCause, type SchemaResult } from '../schema/pass.js';
 import { kindValidator } from '../schema/validators.js';
 import { readNulls } from '../schema/nulls.js';
@@ -291,28 +290,3 @@ function listedWarnings(ctx: RuleContext, object: unknown): Warning[] {
   return [...listed.slice(0, MAX_WARNINGS), warningAt(FieldPath.root, MORE_WARNINGS)];
 }
 
-const FEW_CAUSES = 16;
-
-/** The same mistake reported twice (by the schema and a rule, say) is listed once: compared by its parts (sameCause). */
-export function withoutRepeats(causes: Cause[]): Cause[] {
-  if (causes.length > FEW_CAUSES) {
-    const keyOf = causeKeyFor(causes);
-    const seen = new Set<string>();
-    return causes.filter((c) => {
-      const id = keyOf(c);
-      if (seen.has(id)) return false;
-      seen.add(id);
-      return true;
-    });
-  }
-  // Few causes (the usual case) compare pairwise, without building a key for each.
-  let kept: Cause[] | undefined;
-  for (let i = 0; i < causes.length; i++) {
-    const c = causes[i]!;
-    let repeat = false;
-    for (let j = 0; j < i && !repeat; j++) repeat = sameCause(causes[j]!, c);
-    if (repeat) kept ??= causes.slice(0, i);
-    else kept?.push(c);
-  }
-  return kept ?? causes;
-}
