@@ -66,6 +66,18 @@ describe('the causes of a verdict', () => {
     ]);
   });
 
+  it('rank keys as the object lists them: number-like keys first, own keys before inherited ones, either side of the scan', () => {
+    const labels = { b: 'v', '10': 'v', a: 'v', '2': 'v' };
+    expect(fields(inObjectOrder(['a', 'b', '10', '2'].map((k) => invalid(`metadata.labels[${k}]`, 'v', 'bad')), { metadata: { labels } }))).toEqual([
+      'metadata.labels[2]', 'metadata.labels[10]', 'metadata.labels[b]', 'metadata.labels[a]',
+    ]);
+    const inheriting = Object.assign(Object.create({ first: 1 }) as Record<string, unknown>, { z: 1, y: 1 });
+    expect(fields(inObjectOrder(['spec.y', 'spec.z'].map((f) => invalid(f, 1, 'bad')), { spec: inheriting }))).toEqual(['spec.z', 'spec.y']);
+    // 33 keys: the 32nd is found by the scan, the 33rd by the index made past it.
+    const wide = Object.fromEntries(Array.from({ length: 33 }, (_, i) => [`k${32 - i}`, 1]));
+    expect(fields(inObjectOrder(['spec.k0', 'spec.k1', 'spec.k32'].map((f) => invalid(f, 1, 'bad')), { spec: wide }))).toEqual(['spec.k32', 'spec.k1', 'spec.k0']);
+  });
+
   it('of a schema mistake and a rule mistake are in object order: the MultiClusterIngress and Cluster of issue 21', () => {
     const ingress = structuredClone(examples.find((e) => e.kind === 'MultiClusterIngress')!) as Record<string, any>;
     ingress.spec.rules[0].http.paths[1].pathType = 'Bogus';

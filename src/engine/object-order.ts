@@ -14,7 +14,7 @@ import { isRecord } from '../util/is.js';
 import { pathOf } from './field.js';
 import type { FieldPath, Segment } from './path.js';
 
-/** Objects with more keys than this get an index of their keys, made once per ordering. */
+/** Keys past this many are found by an index of the object's keys, made once per ordering; fewer by a scan. */
 const SCANNED_KEYS = 32;
 
 /** Past every existing key or item: a step the object does not have. */
@@ -49,13 +49,19 @@ function compare(a: readonly number[], b: readonly number[]): number {
 
 /** The position of a field path (its steps) in `object`, with the key indexes of large objects kept between calls. */
 function positions(object: unknown): (segments: readonly Segment[]) => number[] {
-  const indexes = new Map<object, Map<string, number>>();
+  let indexes: Map<object, Map<string, number>> | undefined;
   const keyRank = (record: Record<string, unknown>, key: string): number => {
     if (!Object.hasOwn(record, key)) return ABSENT;
-    const keys = Object.keys(record);
-    if (keys.length <= SCANNED_KEYS) return keys.indexOf(key);
+    // for-in lists an object's own keys first, in Object.keys' order, and lists them without
+    // making an array of them (Object.keys here was an array for every step of every cause).
+    let rank = 0;
+    for (const k in record) {
+      if (k === key) return rank;
+      if (++rank === SCANNED_KEYS) break;
+    }
+    indexes ??= new Map();
     let index = indexes.get(record);
-    if (!index) indexes.set(record, (index = new Map(keys.map((k, i) => [k, i]))));
+    if (!index) indexes.set(record, (index = new Map(Object.keys(record).map((k, i) => [k, i]))));
     return index.get(key)!;
   };
   return (segments) => {
