@@ -203,8 +203,8 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
 
   if (warmUpSettings) {
     // The webhook's own handler on a twin listener, so V8 compiles the very closures and objects that
-    // serve the API server; the probe server's likewise. The app neither counts nor logs the warm-up's requests; its lookups answer
-    // them as they answer any review.
+    // serve the API server; the probe server's handler likewise. The app neither counts nor logs the
+    // warm-up's requests; its lookups answer them as they answer any review.
     warmedUp = runWarmUp({ reviews: handler, probes: probeRequests }, { cert: initialTls.cert, key: initialTls.key, minVersion: options.tlsMinVersion ?? 'TLSv1.2' }, warmUpSettings, groupDomain, warmUpStop.signal, log).finally(() => (warming = false));
   }
 

@@ -156,7 +156,8 @@ function probe(agent: HttpAgent | false, port: number, path: string): Promise<vo
   });
 }
 
-async function listenOnLoopback<S extends HttpServer>(server: S): Promise<number> {
+/** Listens on an ephemeral loopback port; resolves with the port. */
+async function listenOnLoopback(server: HttpServer): Promise<number> {
   await new Promise<void>((done, fail) => {
     server.once('error', fail);
     server.listen(0, '127.0.0.1', () => done());
@@ -164,6 +165,7 @@ async function listenOnLoopback<S extends HttpServer>(server: S): Promise<number
   return (server.address() as AddressInfo).port;
 }
 
+/** Closes a twin listener and the connections it still holds, if it listens. */
 async function closeTwin(server: HttpServer | undefined): Promise<void> {
   if (!server?.listening) return;
   server.closeAllConnections();
