@@ -156,7 +156,6 @@ export function youngGenerationSizedByOperator(execArgv: readonly string[] = pro
   return flagGiven(['max-semi-space-size', 'min-semi-space-size', 'semi-space-growth-factor'], [...execArgv, ...nodeOptions.split(/\s+/)]);
 }
 
-
 export interface YoungGenerationCapOptions {
   /** The young generation's size now (default: youngGenerationBytes). */
   size?: () => number;

@@ -38,10 +38,10 @@
 import { readFileSync } from 'node:fs';
 import { Agent, createServer, request, type ServerOptions } from 'node:https';
 import { Agent as HttpAgent, createServer as createHttpServer, get as httpGet, type RequestListener, type Server as HttpServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { kindsFor } from '../../rules/index.js';
 import { DELETION_PROTECTION_PATH } from '../engine/deletion-protection.js';
 import { collectGarbageMeasured } from './heap.js';
+import { listen } from './https.js';
 import { processCpuMs } from '../util/cpu-time.js';
 import { markWarmUp } from './warm-up-mark.js';
 
@@ -156,15 +156,6 @@ function probe(agent: HttpAgent | false, port: number, path: string): Promise<vo
   });
 }
 
-/** Listens on an ephemeral loopback port; resolves with the port. */
-async function listenOnLoopback(server: HttpServer): Promise<number> {
-  await new Promise<void>((done, fail) => {
-    server.once('error', fail);
-    server.listen(0, '127.0.0.1', () => done());
-  });
-  return (server.address() as AddressInfo).port;
-}
-
 /** Closes a twin listener and the connections it still holds, if it listens. */
 async function closeTwin(server: HttpServer | undefined): Promise<void> {
   if (!server?.listening) return;
@@ -198,8 +189,8 @@ export async function warmUp(handlers: WarmUpHandlers, tls: Pick<ServerOptions, 
   let port: number;
   let probePort: number | undefined;
   try {
-    port = await listenOnLoopback(twin);
-    if (probeTwin) probePort = await listenOnLoopback(probeTwin);
+    port = (await listen(twin, 0, '127.0.0.1')).port;
+    if (probeTwin) probePort = (await listen(probeTwin, 0, '127.0.0.1')).port;
   } catch (err) {
     await closeTwin(twin);
     throw err;
