@@ -160,7 +160,7 @@ export class ProcessSampler {
   }
 
   /** Mean of `field` over the samples taken from `from` to `to` seconds. */
-  mean(field: 'rssMiB' | 'fds' | 'heapUsedMiB', from: number, to: number): number {
+  mean(field: 'rssMiB' | 'fds' | 'heapUsedMiB' | 'heapTotalMiB', from: number, to: number): number {
     const values = this.samples.filter((s) => s.t >= from && s.t <= to).map((s) => s[field]).filter((v): v is number => v !== undefined);
     return values.reduce((a, b) => a + b, 0) / values.length;
   }

@@ -7,7 +7,8 @@
  * `--client node` uses Node's https client instead), whatever the answers do; after `--warm-up` seconds at the
  * same rate, `--seconds` are recorded. The requests are the realistic mix of
  * bench/reliability/review-mix.ts, every answer checked against its expected verdict.
- * Every second: requests, errors, p50/p99/p99.9 latency, the server's RSS, and its V8 heap from its
+ * Every second: requests, errors, p50/p99/p99.9 latency, the server's RSS, and its V8 heap (in use
+ * and committed: the RSS growth V8's old generation accounts for, the rest is outside it) from its
  * own /metrics (`--scrape-seconds 10` reads it as rarely as Prometheus would: rendering the page
  * takes some milliseconds of the server's main thread, which the load's requests wait behind).
  * First, `--floor-seconds` of the same load against a bare Node https server
@@ -272,13 +273,13 @@ async function main(): Promise<number> {
 
   const inSecond = <T extends { at: number }>(pauses: readonly T[], second: number) => pauses.filter((g) => Math.floor((g.at - recordedFrom) / 1000) + 1 === second);
   const gcIn = (second: number) => inSecond(gcPauses, second);
-  console.log(`   s | fired | errors | p50 ms | p99 ms | p99.9 ms | max ms | lag ms | server CPU % | its core's steal % | load CPU % | load GC ms | RSS MiB | heap MiB${traceGc ? ' | GC ms (longest)' : ''}`);
+  console.log(`   s | fired | errors | p50 ms | p99 ms | p99.9 ms | max ms | lag ms | server CPU % | its core's steal % | load CPU % | load GC ms | RSS MiB | heap MiB | committed${traceGc ? ' | GC ms (longest)' : ''}`);
   for (const s of result.seconds) {
     // The sample taken nearest the end of this second (timers run late on a busy machine).
     const memory = run.samples.reduce<ProcessSample | undefined>((best, x) => (best && Math.abs(best.t - s.second) <= Math.abs(x.t - s.second) ? best : x), undefined);
     const share = memory && sampler.cpuShareBefore(memory, o['server-cpu']);
     console.log(
-      `${String(s.second).padStart(4)} | ${String(s.fired).padStart(5)} | ${String(s.errors).padStart(6)} | ${ms(s.p50).padStart(6)} | ${ms(s.p99).padStart(6)} | ${ms(s.p999).padStart(8)} | ${s.max.toFixed(1).padStart(6)} | ${s.maxLagMs.toFixed(1).padStart(6)} | ${percent(share?.server).padStart(12)} | ${percent(share?.steal).padStart(18)} | ${percent(share?.sampler).padStart(10)} | ${inSecond(loadGcPauses, s.second).reduce((a, g) => a + g.ms, 0).toFixed(1).padStart(10)} | ${(memory?.rssMiB ?? Number.NaN).toFixed(1).padStart(7)} | ${(memory?.heapUsedMiB === undefined ? '-' : memory.heapUsedMiB.toFixed(1)).padStart(8)}${traceGc ? ` | ${gcIn(s.second).reduce((a, g) => a + g.ms, 0).toFixed(1).padStart(5)} (${Math.max(0, ...gcIn(s.second).map((g) => g.ms)).toFixed(1)})` : ''}`,
+      `${String(s.second).padStart(4)} | ${String(s.fired).padStart(5)} | ${String(s.errors).padStart(6)} | ${ms(s.p50).padStart(6)} | ${ms(s.p99).padStart(6)} | ${ms(s.p999).padStart(8)} | ${s.max.toFixed(1).padStart(6)} | ${s.maxLagMs.toFixed(1).padStart(6)} | ${percent(share?.server).padStart(12)} | ${percent(share?.steal).padStart(18)} | ${percent(share?.sampler).padStart(10)} | ${inSecond(loadGcPauses, s.second).reduce((a, g) => a + g.ms, 0).toFixed(1).padStart(10)} | ${(memory?.rssMiB ?? Number.NaN).toFixed(1).padStart(7)} | ${(memory?.heapUsedMiB === undefined ? '-' : memory.heapUsedMiB.toFixed(1)).padStart(8)} | ${(memory?.heapTotalMiB === undefined ? '-' : memory.heapTotalMiB.toFixed(1)).padStart(9)}${traceGc ? ` | ${gcIn(s.second).reduce((a, g) => a + g.ms, 0).toFixed(1).padStart(5)} (${Math.max(0, ...gcIn(s.second).map((g) => g.ms)).toFixed(1)})` : ''}`,
     );
   }
   const all = summarizeLatencies(result.latencies);
@@ -288,6 +289,9 @@ async function main(): Promise<number> {
   const rssLast = sampler.mean('rssMiB', o.seconds - window, o.seconds + 1);
   const heapFirst = sampler.mean('heapUsedMiB', 0, window);
   const heapLast = sampler.mean('heapUsedMiB', o.seconds - window, o.seconds + 1);
+  // V8 keeps the old generation's pages once it has grown to its collection limit: how much of the RSS growth is that, and how much the rest.
+  const committedFirst = sampler.mean('heapTotalMiB', 0, window);
+  const committedLast = sampler.mean('heapTotalMiB', o.seconds - window, o.seconds + 1);
   if (o['floor-seconds'] > 0) console.log(floorLine);
   if (traceGc) {
     const recorded = gcPauses.filter((g) => g.at >= recordedFrom);
@@ -304,7 +308,7 @@ async function main(): Promise<number> {
   // A server busy this share of its core queues requests behind each other: the tail grows with it (and with every pause).
   console.log(`fleetgate: each second's p99 against the load's worst lag behind its schedule in that second: correlation ${lagCorrelation.toFixed(2)} (near 1: the tail is the load generator's own stalls, not the server's)`);
   console.log(`fleetgate: CPU ${ms(cpuMs)} ms a request (${(cpuMs / floorCpuMs).toFixed(2)}x the floor's), ${((run.cpu / o.seconds) * 100).toFixed(0)} % of a core at ${o.rate} req/s: at that cost one core serves at most ${(1000 / cpuMs).toFixed(0)} req/s`);
-  console.log(`fleetgate: RSS first ${window} s ${rssFirst.toFixed(1)} MiB, last ${window} s ${rssLast.toFixed(1)} MiB (${((rssLast / rssFirst - 1) * 100).toFixed(1)} %); heap ${heapFirst.toFixed(1)} -> ${heapLast.toFixed(1)} MiB; exit on SIGTERM ${exit.code ?? exit.signal} after ${exit.ms.toFixed(0)} ms`);
+  console.log(`fleetgate: RSS first ${window} s ${rssFirst.toFixed(1)} MiB, last ${window} s ${rssLast.toFixed(1)} MiB (${((rssLast / rssFirst - 1) * 100).toFixed(1)} %); heap ${heapFirst.toFixed(1)} -> ${heapLast.toFixed(1)} MiB in use, ${committedFirst.toFixed(1)} -> ${committedLast.toFixed(1)} MiB committed (RSS outside V8's heap ${(rssFirst - committedFirst).toFixed(1)} -> ${(rssLast - committedLast).toFixed(1)} MiB); exit on SIGTERM ${exit.code ?? exit.signal} after ${exit.ms.toFixed(0)} ms`);
 
   const goals = new Goals()
     .atMost('errors (transport, status, wrong verdict, unanswered)', result.errors + result.unanswered, 0)
