@@ -5,7 +5,7 @@
  * shutdown.
  */
 import type { Server as HttpsServer, ServerOptions } from 'node:https';
-import { createServer as createHttpServer, type IncomingMessage, type RequestListener, type Server as HttpServer } from 'node:http';
+import { createServer as createHttpServer, type IncomingMessage, type RequestListener, type Server as HttpServer, type ServerResponse } from 'node:http';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { isIP, type AddressInfo, type Socket } from 'node:net';
@@ -154,6 +154,10 @@ export interface RequestTracker {
   drain(): Promise<void>;
 }
 
+/** On a socket that has carried a request: the request it serves, until that request's response closes. */
+const servingRequest = Symbol('fleetgate.servingRequest');
+type RequestSocket = Socket & { [servingRequest]?: IncomingMessage | undefined };
+
 /**
  * Tracks every connection, from the TCP accept on (before TLS, before any request), and the
  * requests in flight: shutdown waits for the requests, not for connections that carry none.
@@ -166,14 +170,27 @@ export function trackRequests(server: HttpServer | HttpsServer): RequestTracker 
   });
   let inFlight = 0;
   let allDone: (() => void) | undefined;
-  const requests = new Set<IncomingMessage>();
-  server.on('request', (req: IncomingMessage, res: { once(event: 'close', listener: () => void): unknown }) => {
+  // The sockets that have carried a request (the TLS ones, not the TCP sockets above), each added
+  // once, with the request each serves on the socket itself. A Set of the requests, added to and
+  // deleted from for every request, had V8 rebuild its table every few requests, and the tables of
+  // a long-lived Set are built in the old generation, garbage only a full collection frees: about
+  // half of the old generation's growth under the soak's load (0.54 -> 0.29 MiB/s).
+  const requestSockets = new Set<RequestSocket>();
+  function onResponseClose(this: ServerResponse) {
+    const socket: RequestSocket | null = this.req.socket;
+    if (socket?.[servingRequest] === this.req) socket[servingRequest] = undefined;
+    if (--inFlight === 0) allDone?.();
+  }
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
     inFlight++;
-    requests.add(req);
-    res.once('close', () => {
-      requests.delete(req);
-      if (--inFlight === 0) allDone?.();
-    });
+    const socket: RequestSocket = req.socket;
+    if (!(servingRequest in socket)) {
+      requestSockets.add(socket);
+      socket.once('close', () => requestSockets.delete(socket));
+    }
+    socket[servingRequest] = req;
+    // 'close' comes once; `on` spares the wrapper `once` would make for every request.
+    res.on('close', onResponseClose);
   });
   const drain = async () => {
     // Connections that finish their in-flight request go idle after close() began; the
@@ -186,7 +203,7 @@ export function trackRequests(server: HttpServer | HttpsServer): RequestTracker 
     // A request whose body is still arriving gets a moment to finish (then it is one to drain);
     // one that stalls is no request, and its sender retries elsewhere.
     const cutStalled = setTimeout(() => {
-      for (const req of requests) if (!req.complete) req.socket.destroy();
+      for (const socket of requestSockets) if (socket[servingRequest]?.complete === false) socket.destroy();
     }, ARRIVAL_GRACE_MS);
     if (inFlight > 0) await new Promise<void>((done) => (allDone = done));
     clearTimeout(cutStalled);
