@@ -73,9 +73,28 @@ describe('the causes of a verdict', () => {
     ]);
     const inheriting = Object.assign(Object.create({ first: 1 }) as Record<string, unknown>, { z: 1, y: 1 });
     expect(fields(inObjectOrder(['spec.y', 'spec.z'].map((f) => invalid(f, 1, 'bad')), { spec: inheriting }))).toEqual(['spec.z', 'spec.y']);
-    // 33 keys: the 32nd is found by the scan, the 33rd by the index made past it.
-    const wide = Object.fromEntries(Array.from({ length: 33 }, (_, i) => [`k${32 - i}`, 1]));
-    expect(fields(inObjectOrder(['spec.k0', 'spec.k1', 'spec.k32'].map((f) => invalid(f, 1, 'bad')), { spec: wide }))).toEqual(['spec.k32', 'spec.k1', 'spec.k0']);
+    // 32 keys are ranked by the scan, 33 by the index made of them: the same order either way.
+    for (const width of [32, 33]) {
+      const wide = Object.fromEntries(Array.from({ length: width }, (_, i) => [`k${width - 1 - i}`, 1]));
+      const last = `spec.k${width - 1}`;
+      expect(fields(inObjectOrder(['spec.k0', 'spec.k1', last].map((f) => invalid(f, 1, 'bad')), { spec: wide }))).toEqual([last, 'spec.k1', 'spec.k0']);
+    }
+  });
+
+  it('list the keys of a large object once per ordering, however many causes step into it', () => {
+    // Found by bench/reliability/fuzz.ts: 1,000 causes in metadata of 21,588 keys took 16 s,
+    // for-in listing (and sorting) every key again for each cause. Counted here by a proxy.
+    let listings = 0;
+    const keys = Array.from({ length: 500 }, (_, i) => `k${499 - i}`);
+    const metadata = new Proxy(Object.fromEntries(keys.map((k) => [k, 1])), {
+      ownKeys: (target) => {
+        listings++;
+        return Reflect.ownKeys(target);
+      },
+    });
+    const found = keys.slice(0, 200).reverse().map((k) => invalid(`metadata.${k}`, 1, 'bad'));
+    expect(fields(inObjectOrder(found, { metadata }))).toEqual(keys.slice(0, 200).map((k) => `metadata.${k}`));
+    expect(listings).toBeLessThanOrEqual(2);
   });
 
   it('of a schema mistake and a rule mistake are in object order: the MultiClusterIngress and Cluster of issue 21', () => {

@@ -14,7 +14,7 @@ import { isRecord } from '../util/is.js';
 import { pathOf } from './field.js';
 import type { FieldPath, Segment } from './path.js';
 
-/** Keys past this many are found by an index of the object's keys, made once per ordering; fewer by a scan. */
+/** An object of more keys than this is ranked by an index of its keys, made once per ordering; a smaller one by a scan. */
 const SCANNED_KEYS = 32;
 
 /** Past every existing key or item: a step the object does not have. */
@@ -52,16 +52,23 @@ function positions(object: unknown): (segments: readonly Segment[]) => number[] 
   let indexes: Map<object, Map<string, number>> | undefined;
   const keyRank = (record: Record<string, unknown>, key: string): number => {
     if (!Object.hasOwn(record, key)) return ABSENT;
+    // A large object is listed once: for-in lists a large object's keys (all of them, sorted)
+    // each time it starts, and starting it for every cause through an object of 20,000 keys
+    // made one ordering take seconds (found by bench/reliability/fuzz.ts).
+    const known = indexes?.get(record);
+    if (known) return known.get(key)!;
     // for-in lists an object's own keys first, in Object.keys' order, and lists them without
     // making an array of them (Object.keys here was an array for every step of every cause).
     let rank = 0;
+    let found = ABSENT;
     for (const k in record) {
-      if (k === key) return rank;
-      if (++rank === SCANNED_KEYS) break;
+      if (k === key) found = rank;
+      if (++rank > SCANNED_KEYS) break;
     }
+    if (rank <= SCANNED_KEYS) return found;
     indexes ??= new Map();
-    let index = indexes.get(record);
-    if (!index) indexes.set(record, (index = new Map(Object.keys(record).map((k, i) => [k, i]))));
+    const index = new Map(Object.keys(record).map((k, i) => [k, i]));
+    indexes.set(record, index);
     return index.get(key)!;
   };
   return (segments) => {
