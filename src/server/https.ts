@@ -174,7 +174,7 @@ export function trackRequests(server: HttpServer | HttpsServer): RequestTracker 
   // once, with the request each serves on the socket itself. A Set of the requests, added to and
   // deleted from for every request, had V8 rebuild its table every few requests, and the tables of
   // a long-lived Set are built in the old generation, garbage only a full collection frees: about
-  // half of the old generation's growth under the soak's load (0.54 -> 0.29 MiB/s).
+  // half of the old generation's growth under the soak's load (0.5-0.8 -> 0.3 MiB/s).
   const requestSockets = new Set<RequestSocket>();
   function onResponseClose(this: ServerResponse) {
     const socket: RequestSocket | null = this.req.socket;
