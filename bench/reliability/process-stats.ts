@@ -165,3 +165,18 @@ export class ProcessSampler {
     return values.reduce((a, b) => a + b, 0) / values.length;
   }
 }
+
+/**
+ * The resident size of malloc's main arena (the `[heap]` mapping) in MiB: where glibc keeps what
+ * the main thread allocates outside V8's heap (Buffers, TLS records) and does not give back while a
+ * live block sits above the free ones.
+ */
+export function mallocMainArenaMiB(pid: number): number {
+  let inHeap = false;
+  let kib = 0;
+  for (const line of readFileSync(`/proc/${pid}/smaps`, 'utf8').split('\n')) {
+    if (/^[0-9a-f]+-[0-9a-f]+ /.test(line)) inHeap = line.endsWith('[heap]');
+    else if (inHeap && line.startsWith('Rss:')) kib += Number(/(\d+)/.exec(line)?.[1] ?? 0);
+  }
+  return kib / 1024;
+}

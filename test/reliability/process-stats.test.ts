@@ -1,9 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import { connect, createServer, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { heapFromMetrics, metricMiB, ProcessSampler, tcpPeerPorts, type ProcessSample } from '../../bench/reliability/process-stats.js';
+import { heapFromMetrics, mallocMainArenaMiB, metricMiB, ProcessSampler, rssMiB, tcpPeerPorts, type ProcessSample } from '../../bench/reliability/process-stats.js';
 
 const linux = process.platform === 'linux';
+
+describe.skipIf(!linux)("mallocMainArenaMiB (reads /proc: Linux only)", () => {
+  it("reads the resident part of malloc's main arena: some of the process's RSS, not all", () => {
+    const arena = mallocMainArenaMiB(process.pid);
+    expect(arena).toBeGreaterThan(0);
+    expect(arena).toBeLessThan(rssMiB(process.pid));
+  });
+});
 
 describe.skipIf(!linux)('tcpPeerPorts (reads /proc: Linux only)', () => {
   it("lists the remote port of each of a process's TCP connections, and drops a closed one", async () => {
