@@ -35,13 +35,68 @@ export function renderValue(value: unknown): string {
   }
   if (typeof value === 'number' || typeof value === 'boolean') return String(value);
   if (value === undefined) return 'null';
-  let text: string;
   try {
-    text = JSON.stringify(value) ?? 'null';
+    return shortText(jsonPrefix(value, MAX_RENDERED_VALUE + 1) ?? 'null');
   } catch {
     return '<unrenderable>';
   }
-  return shortText(text);
+}
+
+/**
+ * The first `limit` or more characters of `JSON.stringify(value)`, or all of it when shorter
+ * (undefined where JSON.stringify gives undefined), written by hand because JSON.stringify has no
+ * way to stop early: for a message of 256 characters it wrote whole bodies of several MiB, and on
+ * an array nested 49,339 deep (found by the fuzzer) took 5 s, its check for cycles looking through
+ * every enclosing value at each level. This stops once it has `limit` characters, so it never
+ * goes deeper than `limit` levels. It throws where JSON.stringify throws (a cycle, a BigInt) if
+ * that lies within those characters; past them, the value renders as its prefix.
+ */
+function jsonPrefix(value: unknown, limit: number): string | undefined {
+  let out = '';
+  const enclosing = new Set<object>();
+  /** Writes `v` (the value under `key` of its holder); false when it writes nothing (undefined, a function, a symbol). */
+  const write = (key: string, v: unknown): boolean => {
+    if (v !== null && (typeof v === 'object' || typeof v === 'bigint') && typeof (v as { toJSON?: unknown }).toJSON === 'function') v = (v as { toJSON(key: string): unknown }).toJSON(key);
+    if (v instanceof Number || v instanceof String || v instanceof Boolean) v = v.valueOf();
+    if (v === null || typeof v === 'boolean' || typeof v === 'number') return (out += JSON.stringify(v)), true;
+    if (typeof v === 'string') return (out += quotedPrefix(v, limit - out.length)), true;
+    if (typeof v === 'bigint') throw new TypeError('Do not know how to serialize a BigInt');
+    if (typeof v !== 'object') return false;
+    if (enclosing.has(v)) throw new TypeError('Converting circular structure to JSON');
+    enclosing.add(v);
+    if (Array.isArray(v)) {
+      out += '[';
+      for (let i = 0; i < v.length && out.length < limit; i++) {
+        if (i > 0) out += ',';
+        if (!write(String(i), v[i])) out += 'null';
+      }
+      out += ']';
+    } else {
+      out += '{';
+      let first = true;
+      for (const k of Object.keys(v)) {
+        if (out.length >= limit) break;
+        const mark = out.length;
+        out += `${first ? '' : ','}${JSON.stringify(k)}:`;
+        if (write(k, (v as Record<string, unknown>)[k])) first = false;
+        else out = out.slice(0, mark);
+      }
+      out += '}';
+    }
+    enclosing.delete(v);
+    return true;
+  };
+  return write('', value) ? out : undefined;
+}
+
+/**
+ * JSON.stringify(text), or that of its first `want` characters for a longer one: each character
+ * quotes to one or more, so the quoted prefix reaches as far as the caller reads, and the rest of
+ * a long text is never copied. What differs at the end of the prefix (its closing quote, half a
+ * surrogate pair escaped) lies past that.
+ */
+function quotedPrefix(text: string, want: number): string {
+  return JSON.stringify(text.length <= want ? text : text.slice(0, Math.max(want, 0)));
 }
 
 /** Text for a message, cut as renderValue cuts values: for a value a detail names without quotes. */
