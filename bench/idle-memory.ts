@@ -20,7 +20,7 @@ import { alternating, buildLabel, parseBuilds, type Build } from './builds.js';
 import { certDir } from './reliability/certs.js';
 import { keepAliveAgent, send } from './reliability/client.js';
 import { Mix } from './reliability/review-mix.js';
-import { metricMiB, pinSelf } from './reliability/process-stats.js';
+import { metricMiB, pinSelf, residentByMapping } from './reliability/process-stats.js';
 import { startWebhook } from './reliability/server-process.js';
 import { median } from './stats.js';
 
@@ -51,21 +51,9 @@ interface Sample {
 
 const kib = (text: string, field: string): number => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(text)?.[1] ?? Number.NaN) / 1024;
 
-/** Resident MiB of each mapping, by its path; anonymous mappings as `[anon]`, `[heap]`, `[stack]`. */
-function mappings(pid: number): Map<string, number> {
-  const out = new Map<string, number>();
-  let name = '';
-  for (const line of readFileSync(`/proc/${pid}/smaps`, 'utf8').split('\n')) {
-    const head = /^[0-9a-f]+-[0-9a-f]+ \S+ \S+ \S+ \S+\s*(.*)$/.exec(line);
-    if (head) name = head[1] || '[anon]';
-    else if (line.startsWith('Rss:')) out.set(name, (out.get(name) ?? 0) + kib(line, 'Rss'));
-  }
-  return out;
-}
-
 async function read(pid: number, probePort: number, node: string): Promise<{ reading: Reading; all: Map<string, number>; spaces: Map<string, { size: number; used: number }> }> {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const all = mappings(pid);
+  const all = residentByMapping(pid);
   const text = await (await fetch(`http://127.0.0.1:${probePort}/metrics`)).text();
   const reading = {
     rss: kib(status, 'VmRSS'),

@@ -166,17 +166,21 @@ export class ProcessSampler {
   }
 }
 
+/** Resident MiB of each mapping of `pid` (/proc/PID/smaps), by its path; anonymous mappings as `[anon]`, `[heap]`, `[stack]`. */
+export function residentByMapping(pid: number): Map<string, number> {
+  const out = new Map<string, number>();
+  let name = '';
+  for (const line of readFileSync(`/proc/${pid}/smaps`, 'utf8').split('\n')) {
+    const head = /^[0-9a-f]+-[0-9a-f]+ \S+ \S+ \S+ \S+\s*(.*)$/.exec(line);
+    if (head) name = head[1] || '[anon]';
+    else if (line.startsWith('Rss:')) out.set(name, (out.get(name) ?? 0) + Number(/(\d+) kB/.exec(line)?.[1] ?? Number.NaN) / 1024);
+  }
+  return out;
+}
+
 /**
  * The resident size of malloc's main arena (the `[heap]` mapping) in MiB: where glibc keeps what
  * the main thread allocates outside V8's heap (Buffers, TLS records) and does not give back while a
  * live block sits above the free ones.
  */
-export function mallocMainArenaMiB(pid: number): number {
-  let inHeap = false;
-  let kib = 0;
-  for (const line of readFileSync(`/proc/${pid}/smaps`, 'utf8').split('\n')) {
-    if (/^[0-9a-f]+-[0-9a-f]+ /.test(line)) inHeap = line.endsWith('[heap]');
-    else if (inHeap && line.startsWith('Rss:')) kib += Number(/(\d+)/.exec(line)?.[1] ?? 0);
-  }
-  return kib / 1024;
-}
+export const mallocMainArenaMiB = (pid: number): number => residentByMapping(pid).get('[heap]') ?? 0;

@@ -1,11 +1,20 @@
+import { realpathSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { connect, createServer, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { heapFromMetrics, mallocMainArenaMiB, metricMiB, ProcessSampler, rssMiB, tcpPeerPorts, type ProcessSample } from '../../bench/reliability/process-stats.js';
+import { heapFromMetrics, mallocMainArenaMiB, metricMiB, ProcessSampler, residentByMapping, rssMiB, tcpPeerPorts, type ProcessSample } from '../../bench/reliability/process-stats.js';
 
 const linux = process.platform === 'linux';
 
-describe.skipIf(!linux)("mallocMainArenaMiB (reads /proc: Linux only)", () => {
+describe.skipIf(!linux)("residentByMapping and mallocMainArenaMiB (read /proc: Linux only)", () => {
+  it("splits the RSS by mapping: the parts add up to it, the node binary and malloc's arena among them", () => {
+    const parts = residentByMapping(process.pid);
+    const sum = [...parts.values()].reduce((a, b) => a + b, 0);
+    expect(Math.abs(sum - rssMiB(process.pid))).toBeLessThan(rssMiB(process.pid) * 0.05);
+    expect(parts.get(realpathSync(process.execPath))).toBeGreaterThan(1);
+    expect(parts.get('[heap]')).toBeGreaterThan(0);
+  });
+
   it("reads the resident part of malloc's main arena: some of the process's RSS, not all", () => {
     const arena = mallocMainArenaMiB(process.pid);
     expect(arena).toBeGreaterThan(0);
