@@ -359,10 +359,16 @@ describe('a rule that throws', () => {
   });
 
   it('in the metadata update checks is swallowed too when the object is malformed', () => {
-    // A finalizer JSON cannot write, added while the object is being deleted: the schema pass refuses it, and the
-    // check that names the new finalizers trips over it.
+    // A finalizer list that is not a string list, added while the object is being deleted: the schema pass refuses
+    // its item, and the check that looks for new finalizers trips over the list.
     const deleting = changed(cluster, (o) => (o.metadata.deletionTimestamp = '2026-11-23T06:00:00Z'));
-    const write = { ...deleting, metadata: { ...deleting.metadata, finalizers: [10n] } };
+    const finalizers = new Proxy([10n], {
+      get(list, key) {
+        if (key === 'filter') throw new TypeError('not a list the check can read');
+        return Reflect.get(list, key);
+      },
+    });
+    const write = { ...deleting, metadata: { ...deleting.metadata, finalizers } };
     const result = validate(write, { operation: 'UPDATE', oldObject: deleting });
     expect(result.allowed).toBe(false);
     expect(result.causes.map((c) => [c.type, c.field])).toEqual([['FieldValueInvalid', 'metadata.finalizers[0]']]);

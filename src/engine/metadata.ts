@@ -5,6 +5,7 @@
 import { index, key, type Field } from './field.js';
 import { forbidden, invalid, required, tooLong } from './field-error.js';
 import { FieldPath } from './path.js';
+import { renderValue } from './render-value.js';
 import { dns1123Label, dns1123Subdomain, qualifiedName, labelValue } from '../checks/names.js';
 import { addCause, addWarning, type KindRules, type RuleContext } from './rule.js';
 import { isRecord } from '../util/is.js';
@@ -153,7 +154,9 @@ export function checkMetadataUpdate(rules: KindRules, metadata: unknown, oldMeta
     const before = new Set(Array.isArray(oldMetadata.finalizers) ? oldMetadata.finalizers : []);
     const added = metadata.finalizers.filter((f) => !before.has(f));
     if (added.length) {
-      addCause(ctx, forbidden(FINALIZERS, `no new finalizers can be added if the object is being deleted, found new finalizers ${JSON.stringify(added)}`));
+      // Rendered as a bad value is, cut at its first 256 characters: a write adding a million finalizers
+      // would otherwise answer with all of them, twice (in the message and in its cause).
+      addCause(ctx, forbidden(FINALIZERS, `no new finalizers can be added if the object is being deleted, found new finalizers ${renderValue(added)}`));
     }
   }
 }

@@ -232,4 +232,15 @@ describe('checkMetadataUpdate', () => {
     expect(message).toContain('metadata.finalizers: Forbidden: no new finalizers can be added if the object is being deleted');
     expect(message).toContain('"b"');
   });
+
+  it('names the new finalizers within the length a bad value is shown at', () => {
+    const deleting = { name: 'web', deletionTimestamp: '2026-11-22T00:00:00Z', finalizers: ['a'] };
+    const added = Array.from({ length: 100_000 }, (_, i) => `example.com/finalizer-${i}`);
+    const [message] = updateMessages({ ...deleting, finalizers: ['a', ...added] }, deleting);
+    expect(message).toMatch(/found new finalizers \["example\.com\/finalizer-0","example\.com\/finalizer-1",.*\.\.\.$/);
+    expect(message!.length).toBeLessThan(400);
+    expect(updateMessages({ ...deleting, finalizers: ['a', 'b', 'c'] }, deleting)).toEqual([
+      'metadata.finalizers: Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers ["b","c"]',
+    ]);
+  });
 });
