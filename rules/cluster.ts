@@ -6,6 +6,7 @@ import {
 } from './_shared/schema.js';
 import { add, addWarning, addUnlessStored, checkConditions, checkTaintsUnique, checkUnique, child, index, isInt32, isRecord, isString, list, record, warnRepeats } from './_shared/checks.js';
 import { duplicate, forbidden, invalid } from '../src/engine/field-error.js';
+import { renderValue } from '../src/engine/field.js';
 import { CLUSTER_NAME_MAX, clusterName } from '../src/checks/names.js';
 import { compareQuantity, parseQuantity, type Quantity as Q } from '../src/checks/quantity.js';
 import { memoizeVerdict } from '../src/checks/memo.js';
@@ -138,7 +139,7 @@ function validate(cluster: Cluster, ctx: RuleContext): void {
     addWarning(ctx, child(path, 'zone'), 'spec.zone is deprecated and never used; use spec.zones');
     if (list(spec.zones).length > 0) add(ctx, forbidden(child(path, 'zone'), 'may not be set together with spec.zones; zone is deprecated, use zones only'));
   }
-  warnRepeats(ctx, list(spec.zones), child(path, 'zones'), (zone) => (isString(zone) ? zone : undefined), (zone) => `zone ${JSON.stringify(zone)}`);
+  warnRepeats(ctx, list(spec.zones), child(path, 'zones'), (zone) => (isString(zone) ? zone : undefined), (zone) => `zone ${renderValue(zone)}`);
   checkTaintsUnique(ctx, spec.taints, child(path, 'taints'));
   checkResourceModels(ctx, spec.resourceModels, child(path, 'resourceModels'));
 }

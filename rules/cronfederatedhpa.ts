@@ -2,6 +2,7 @@
 import { Arr, Bool, Int32, Obj, Opt, ReqStr, Str, Time, envelope, listMap, type Static } from './_shared/schema.js';
 import { add, addWarning, checkUnique, child, fingerprint, fingerprints, index, type Fingerprints, isInt32, isRecord, isString, judgedSpec, list, record } from './_shared/checks.js';
 import { duplicate, forbidden, invalid, required } from '../src/engine/field-error.js';
+import { renderValue, shortText } from '../src/engine/field.js';
 import { pathSegmentName } from '../src/checks/names.js';
 import { runsEverySecond } from '../src/checks/cron.js';
 import type { DefaultContext, KindRules, RuleContext } from '../src/engine/rule.js';
@@ -91,7 +92,7 @@ function targetOf(ref: unknown, ctx: RuleContext): Target {
 function checkScaleTargetRef(ref: unknown, ctx: RuleContext): void {
   const r = record(ref);
   if (r.apiVersion === fhpaApiVersion(ctx) && isString(r.kind) && r.kind !== '' && !pathSegmentName(r.kind) && r.kind !== FEDERATED_HPA) {
-    add(ctx, invalid(SPEC_SCALE_TARGET_REF_KIND, r.kind, `invalid scaleTargetRef kind: ${r.kind}, only support ${FEDERATED_HPA}`));
+    add(ctx, invalid(SPEC_SCALE_TARGET_REF_KIND, r.kind, `invalid scaleTargetRef kind: ${shortText(r.kind)}, only support ${FEDERATED_HPA}`));
   }
 }
 
@@ -210,7 +211,7 @@ function validateStatus(cron: CronFederatedHPA, ctx: RuleContext): void {
     const before = stored.get(history.ruleName);
     // States and transitions: a suspended rule has no later executions, so nextExecutionTime is unset.
     if (rule.suspend === true && history.nextExecutionTime !== undefined && history.nextExecutionTime !== before?.nextExecutionTime) {
-      add(ctx, forbidden(child(index(path, i), 'nextExecutionTime'), `the rule "${String(history.ruleName)}" is suspended, so it has no next execution`));
+      add(ctx, forbidden(child(index(path, i), 'nextExecutionTime'), `the rule ${renderValue(history.ruleName)} is suspended, so it has no next execution`));
     }
     // While the target reference is wrong, which replica fields apply is unknown.
     if (target === 'unknown') return;
@@ -219,7 +220,7 @@ function validateStatus(cron: CronFederatedHPA, ctx: RuleContext): void {
       if (!isRecord(execution) || (recorded.size > 0 && recorded.has(fingerprint(execution)))) return;
       for (const [targetField, appliedField] of APPLIED_FIELDS[target]) {
         if (rule[targetField] !== undefined && execution[appliedField] === undefined && !recordedSwapped(rule, execution, targetField)) {
-          add(ctx, required(child(index(child(index(path, i), 'successfulExecutions'), j), appliedField), `the rule "${String(history.ruleName)}" sets ${targetField}`));
+          add(ctx, required(child(index(child(index(path, i), 'successfulExecutions'), j), appliedField), `the rule ${renderValue(history.ruleName)} sets ${targetField}`));
         }
       }
     });

@@ -5,6 +5,7 @@
 import { Arr, Enum, Int32, LIST_ATOMIC, MAP_ATOMIC, Obj, Opt, PortStatus, ReqStr, Str, StrList, envelope, type Static } from './_shared/schema.js';
 import { add, addWarning, child, index, isInt32, isRecord, isString, key, list, record } from './_shared/checks.js';
 import { invalid, required } from '../src/engine/field-error.js';
+import { renderValue } from '../src/engine/field.js';
 import { dns1123Subdomain, dnsHostname, wildcardDns1123Subdomain } from '../src/checks/names.js';
 import type { KindRules, RuleContext } from '../src/engine/rule.js';
 import { FieldPath } from '../src/engine/path.js';
@@ -189,7 +190,7 @@ function checkIngressClassAnnotation(ctx: RuleContext, annotations: unknown, ing
     addWarning(
       ctx,
       field,
-      `${field} (${JSON.stringify(annotated)}) differs from spec.ingressClassName (${JSON.stringify(ingressClassName)}); controllers may disagree about which class serves this ingress`,
+      `${field} (${renderValue(annotated)}) differs from spec.ingressClassName (${renderValue(ingressClassName)}); controllers may disagree about which class serves this ingress`,
     );
   }
 }

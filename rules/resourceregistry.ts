@@ -2,6 +2,7 @@
 import { Arr, ClusterAffinity, Conditions, LocalSecretReference, Obj, Opt, ReqStr, Str, envelope, type Static } from './_shared/schema.js';
 import { add, checkClusterAffinity, checkConditions, child, index, isRecord, isString, list, record, tupleKey, warnRepeats } from './_shared/checks.js';
 import { forbidden, invalid } from '../src/engine/field-error.js';
+import { renderValue, shortText } from '../src/engine/field.js';
 import { dns1123Label } from '../src/checks/names.js';
 import { memoizeVerdict } from '../src/checks/memo.js';
 import { parseGoURL } from '../src/checks/go-url.js';
@@ -78,7 +79,7 @@ function checkSelectors(ctx: RuleContext, selectors: unknown, path: FieldPath): 
     },
     (item) => {
       const s = record(item);
-      return `the selector of ${String(s.apiVersion)} ${String(s.kind)} ${namespaceOf(s) === '' ? 'in every namespace' : `in namespace ${JSON.stringify(s.namespace)}`}`;
+      return `the selector of ${shortText(String(s.apiVersion))} ${shortText(String(s.kind))} ${namespaceOf(s) === '' ? 'in every namespace' : `in namespace ${renderValue(s.namespace)}`}`;
     },
   );
 }
@@ -99,7 +100,7 @@ function checkBackendStore(ctx: RuleContext, backendStore: unknown, path: FieldP
       const problem = addressError(a);
       if (problem) add(ctx, invalid(index(addressesPath, i), a, problem));
     });
-    warnRepeats(ctx, addresses, addressesPath, (a) => (isString(a) ? a : undefined), (a) => `address ${JSON.stringify(a)}`);
+    warnRepeats(ctx, addresses, addressesPath, (a) => (isString(a) ? a : undefined), (a) => `address ${renderValue(a)}`);
   }
 }
 

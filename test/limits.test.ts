@@ -12,6 +12,8 @@ import { cronDeployment } from './fixtures/cronfederatedhpa.js';
 import { config } from './fixtures/resourceinterpreterwebhookconfiguration.js';
 import { policy } from './fixtures/clustertaintpolicy.js';
 import { changed } from './helpers.js';
+import { examples } from './fixtures/index.js';
+import { ingress } from './fixtures/multiclusteringress.js';
 import { applyDefaults } from '../src/decode/object.js';
 import { parseManifests } from '../src/input/manifests.js';
 
@@ -284,5 +286,62 @@ describe('long values in messages', () => {
     expect(answer.response.status.message).toMatch(/^Cluster\.cluster\.karmada\.io "a{256}"\.\.\. is invalid: metadata\.name: /);
     expect(answer.response.status.message.length).toBeLessThan(2000);
     expect(answer.response.status.details.name).toBe(long);
+  });
+});
+
+describe('every message and warning, whatever string or key is long', () => {
+  // Each value is shown cut to 256 characters (at most 6 characters each once escaped); a message names at most
+  // a few. The API server keeps 4,096 characters of warnings in all, so a longer text only costs the answer.
+  const BOUND = 4096;
+  const long = 'a'.repeat(20_000);
+  const invisible = 'x\u200b'.repeat(10_000);
+  type Json = Record<string, any>;
+  const walk = (value: unknown, path: string[], strings: string[][], records: string[][]) => {
+    if (typeof value === 'string') strings.push(path);
+    else if (value !== null && typeof value === 'object') {
+      if (!Array.isArray(value)) records.push(path);
+      for (const [k, v] of Object.entries(value)) walk(v, [...path, k], strings, records);
+    }
+  };
+  const at = (object: Json, path: string[]): Json => path.reduce((o, k) => o[k], object);
+  /** Copies of `example`: each string (but apiVersion and kind) long in turn, each object given a long key, every string in a list long at once (so lists repeat). */
+  function variants(example: Json): Json[] {
+    const strings: string[][] = [];
+    const records: string[][] = [];
+    walk(example, [], strings, records);
+    const out: Json[] = [];
+    const set = (path: string[], value: string, into = structuredClone(example)) => ((at(into, path.slice(0, -1))[path.at(-1)!] = value), into);
+    for (const path of strings) if (path.length > 1) out.push(set(path, long), set(path, invisible));
+    for (const path of records) {
+      const copy = structuredClone(example);
+      const record = at(copy, path);
+      record[`${long}/${long}`] = Object.values(record).find((v) => typeof v === 'string') ?? 'x';
+      out.push(copy);
+    }
+    const lists = structuredClone(example);
+    for (const path of strings) if (path.some((k) => /^\d+$/.test(k))) set(path, long, lists);
+    out.push(lists);
+    return out;
+  }
+
+  it.each(examples.map((e) => [e.kind as string, e] as const))('%s', (_, example) => {
+    let longest = '';
+    let checked = 0;
+    for (const object of variants(example as Json)) {
+      for (const options of [{}, { operation: 'UPDATE', oldObject: example }, { operation: 'UPDATE', subResource: long, oldObject: example }] as const) {
+        const result = validate(object, options);
+        checked += result.causes.length + result.warnings.length;
+        for (const text of [...result.causes.map((c) => c.message), ...result.warnings]) if (text.length > longest.length) longest = text;
+      }
+    }
+    expect(checked).toBeGreaterThan(10);
+    expect(longest.length, longest.slice(0, 300)).toBeLessThanOrEqual(BOUND);
+  });
+
+  it('MultiClusterIngress, whose class annotation no example has', () => {
+    const annotated = changed(ingress, (o) => (o.metadata.annotations = { 'kubernetes.io/ingress.class': long }));
+    const texts = validate(annotated).warnings;
+    expect(texts.some((t) => t.includes('differs from spec.ingressClassName ("nginx")'))).toBe(true);
+    for (const text of texts) expect(text.length).toBeLessThanOrEqual(BOUND);
   });
 });

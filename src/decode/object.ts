@@ -3,7 +3,7 @@
  * operation fleetgate judges? a kind it serves?), look the kind's rules up in the registry once,
  * and hand them to the engine (src/engine), which knows no registry.
  */
-import { renderList } from '../engine/field.js';
+import { renderList, renderValue } from '../engine/field.js';
 import { invalid, notSupported, required } from '../engine/field-error.js';
 import { judgeDelete, judgeObject, judgedOnly, NO_OPTIONS, type StoredWithDefaults, type ValidateOptions, type ValidationResult } from '../engine/validate.js';
 import { defaultObject, mutationOf, type DefaultOptions, type DefaultResult, type PatchOperation } from '../engine/defaults.js';
@@ -35,7 +35,7 @@ export function validateWithRules(rules: KindRules | undefined, object: unknown,
   if (operation === 'CONNECT') return judgedOnly({});
   const subResource = options.subResource ?? '';
   if (subResource !== '' && subResource !== 'status') {
-    return judgedOnly({ warning: `subresource ${JSON.stringify(subResource)} not judged: fleetgate judges the objects and their status subresource` });
+    return judgedOnly({ warning: `subresource ${renderValue(subResource)} not judged: fleetgate judges the objects and their status subresource` });
   }
   if (!isRecord(object)) {
     return judgedOnly({ cause: invalid(FieldPath.root, object === undefined ? null : object, 'must be a Kubernetes object (a JSON object with apiVersion, kind and metadata)') });

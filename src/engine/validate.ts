@@ -3,7 +3,7 @@
  * schema pass → metadata → the kind's rules → context rules through the injected lookups →
  * the causes in object order. The kind's rules come in as an argument: the engine knows no registry.
  */
-import { FieldPath, keptWarning, sectionOf, warningAt, type Cause, type Field, type Warning } from './field.js';
+import { FieldPath, keptWarning, sectionOf, shortText, warningAt, type Cause, type Field, type Warning } from './field.js';
 import { notSupported, rendered, withoutRepeats } from './field-error.js';
 import { checkSchema, unknownFieldCause, type SchemaResult } from '../schema/pass.js';
 import { kindValidator } from '../schema/validators.js';
@@ -174,7 +174,8 @@ function recordSchema(ctx: RuleContext, object: Record<string, unknown>, schema:
   const unknownFields = statusOnly ? schema.unknownFieldPaths.filter(inStatusWrite) : schema.unknownFieldPaths;
   for (const path of unknownFields) {
     if (strict) addCause(ctx, unknownFieldCause(path));
-    else addWarning(ctx, path, `unknown field "${path}"`);
+    // The field names it in full; the text shows what a warning can (the API server cuts a long one at 256 characters).
+    else addWarning(ctx, path, `unknown field "${shortText(`${path}`)}"`);
   }
   return schema.causes.length === 0 && schema.kept.length === 0 && !schema.truncated && !schema.keptSkipped && !schema.ignoredSkipped;
 }
