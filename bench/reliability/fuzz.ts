@@ -12,7 +12,7 @@
 import { Worker } from 'node:worker_threads';
 import { freshSeed, numberFlags, sleep } from './args.js';
 import { Goals } from './goals.js';
-import { libraryInputs, mergeLibraryFigures, emptyLibraryFigures, type LibraryFigures, type Failure } from './library-fuzz.js';
+import { libraryInputs, MAX_TEXT, mergeLibraryFigures, emptyLibraryFigures, type LibraryFigures, type Failure } from './library-fuzz.js';
 import type { LibraryWorkerData } from './library-worker.js';
 import { heapFromMetrics, mallocMainArenaMiB, rssMiB } from './process-stats.js';
 import { collectGarbageThrough, INSPECTOR_ARG, inspectorUrlIn } from './inspector.js';
@@ -300,7 +300,7 @@ async function main(): Promise<number> {
     const f = run.figures;
     lines.push(
       `library: ${f.inputs} inputs (${f.sweepCases} of them the sweep of wrong values at every path), ${f.calls} calls, ${run.seconds.toFixed(1)} s`,
-      `library: exceptions ${f.exceptions}, reviews answered 500 ${f.internalErrors}, prototype pollution ${f.prototypePollution}, hangs ${f.hangs} (over ${o['deadline-ms']} ms)`,
+      `library: exceptions ${f.exceptions}, reviews answered 500 ${f.internalErrors}, prototype pollution ${f.prototypePollution}, hangs ${f.hangs} (over ${o['deadline-ms']} ms), texts over ${MAX_TEXT} characters ${f.longTexts}`,
       `library: RSS ${mib(run.rssBefore)} -> ${mib(run.rssAfter)} MiB, heap ${mib(run.heapBefore)} -> ${mib(run.heapAfter)} MiB (after a full GC)`,
       `library: slowest inputs: ${f.slowest.map((s) => `#${s.index} ${s.ms.toFixed(0)} ms`).join(', ')}`,
     );
@@ -310,6 +310,7 @@ async function main(): Promise<number> {
       .atMost('library: reviews answered with code 500', f.internalErrors, 0)
       .atMost('library: prototype pollution', f.prototypePollution, 0)
       .atMost('library: hangs', f.hangs, 0)
+      .atMost(`library: inputs with a message or warning over ${MAX_TEXT} characters`, f.longTexts, 0)
       .atMost('library: RSS after / before', run.rssAfter / run.rssBefore, 1.1, 'x');
   }
   if (only !== 'library') {

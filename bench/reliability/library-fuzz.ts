@@ -2,11 +2,17 @@
  * The library fuzzer: each input through validate() (as a CREATE or UPDATE, plain or strict),
  * applyDefaults() and review() in both modes, in this thread. It counts what must never happen:
  * an exception out of any of them, a review answered with an internal error (code 500) or not
- * as an AdmissionReview, a change to Object.prototype or Array.prototype, and inputs slower
- * than the deadline. Runs synchronously; `onInput` lets a watchdog see where it is.
+ * as an AdmissionReview, a change to Object.prototype or Array.prototype, inputs slower than
+ * the deadline, and a cause message or warning longer than MAX_TEXT (a value written whole). Runs synchronously; `onInput` lets a watchdog see where it is.
  */
-import { validate, applyDefaults, review, type Operation } from '../../src/index.js';
+import { validate, applyDefaults, review, type Operation, type ValidationResult } from '../../src/index.js';
 import { buildReview, describeRecipe, InputStream, reviewRecipe, sweep, type ReviewRecipe } from './recipes.js';
+
+/**
+ * The longest cause message or warning a result may hold: a value is shown cut to 256 characters
+ * (6 each at most once escaped), and the API server keeps 4,096 characters of warnings in all.
+ */
+export const MAX_TEXT = 4096;
 
 export interface Failure {
   index: number;
@@ -27,6 +33,8 @@ export interface LibraryFigures {
   prototypePollution: number;
   /** Inputs that took longer than the deadline (in a worker, also those the watchdog gave up on). */
   hangs: number;
+  /** Inputs whose validate() result held a cause message or warning longer than MAX_TEXT. */
+  longTexts: number;
   slowest: { index: number; ms: number; recipe: string }[];
   failures: Failure[];
 }
@@ -44,7 +52,7 @@ export interface LibraryFuzzOptions {
 }
 
 export function emptyLibraryFigures(): LibraryFigures {
-  return { inputs: 0, sweepCases: 0, calls: 0, exceptions: 0, internalErrors: 0, prototypePollution: 0, hangs: 0, slowest: [], failures: [] };
+  return { inputs: 0, sweepCases: 0, calls: 0, exceptions: 0, internalErrors: 0, prototypePollution: 0, hangs: 0, longTexts: 0, slowest: [], failures: [] };
 }
 
 /** The stream of library inputs for a seed: recipes may carry values JSON cannot (undefined, NaN, cycles). */
@@ -80,7 +88,12 @@ export function fuzzLibrary(options: LibraryFuzzOptions, inputs = libraryInputs(
         return undefined;
       }
     };
-    call('validate()', () => validate(built.object, { operation, oldObject: built.oldObject, subResource: built.subResource, strict: recipe.strict }));
+    const result = call('validate()', () => validate(built.object, { operation, oldObject: built.oldObject, subResource: built.subResource, strict: recipe.strict })) as ValidationResult | undefined;
+    const long = result && [...result.causes.map((c) => c.message), ...result.warnings].find((text) => text.length > MAX_TEXT);
+    if (long !== undefined) {
+      figures.longTexts++;
+      fail(index, recipe, 'validate() wrote a long text', `${long.length} characters: ${long.slice(0, 200)}`);
+    }
     call('applyDefaults()', () => applyDefaults(built.object, { operation, subResource: built.subResource }));
     for (const mode of ['validate', 'mutate'] as const) {
       const answer = call(`review() in ${mode} mode`, () => review(built.review, { mode })) as { kind?: unknown; response?: { allowed?: unknown; uid?: unknown; status?: { code?: number; message?: string } } } | undefined;
@@ -123,6 +136,7 @@ export function mergeLibraryFigures(a: LibraryFigures, b: LibraryFigures, keepFa
     internalErrors: a.internalErrors + b.internalErrors,
     prototypePollution: a.prototypePollution + b.prototypePollution,
     hangs: a.hangs + b.hangs,
+    longTexts: a.longTexts + b.longTexts,
     slowest: [...a.slowest, ...b.slowest].sort((x, y) => y.ms - x.ms).slice(0, 3),
     failures: [...a.failures, ...b.failures].slice(0, keepFailures),
   };
