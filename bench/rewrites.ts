@@ -12,7 +12,7 @@
  */
 import { createRequire } from 'node:module';
 import type { ValidateFunction } from 'ajv';
-import { REWRITES, countCodePointsOnlyWhenNeeded, errorsOutOfLine, pathsOnlyOnError, standaloneModule, type Rewrite } from '../src/schema/compiler.js';
+import { REWRITES, countCodePointsOnlyWhenNeeded, errorsOutOfLine, keepFirstErrors, pathsOnlyOnError, standaloneModule, type Rewrite } from '../src/schema/compiler.js';
 import { ajvFormats } from '../src/schema/formats.js';
 import { ruleModules } from '../rules/index.js';
 import { corpus } from './corpus.js';
@@ -30,8 +30,9 @@ const without = (...left: Rewrite[]): readonly Rewrite[] => REWRITES.filter((r) 
 const VARIANTS: Record<string, readonly Rewrite[]> = {
   shipped: REWRITES,
   'without countCodePointsOnlyWhenNeeded': without(countCodePointsOnlyWhenNeeded),
-  'without pathsOnlyOnError': without(pathsOnlyOnError),
-  'without errorsOutOfLine (and pathsOnlyOnError)': without(errorsOutOfLine, pathsOnlyOnError),
+  // keepFirstErrors reads the sites of both of these, so it goes with either.
+  'without pathsOnlyOnError': without(pathsOnlyOnError, keepFirstErrors),
+  'without errorsOutOfLine (and pathsOnlyOnError)': without(errorsOutOfLine, pathsOnlyOnError, keepFirstErrors),
   'ajv as generated': [],
 };
 

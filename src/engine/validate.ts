@@ -5,7 +5,7 @@
  */
 import { FieldPath, keptWarning, sectionOf, shortText, warningAt, type Cause, type Field, type Warning } from './field.js';
 import { notSupported, rendered, withoutRepeats } from './field-error.js';
-import { checkSchema, unknownFieldCause, type SchemaResult } from '../schema/pass.js';
+import { checkSchema, notJudgedCause, unknownFieldCause, type SchemaResult } from '../schema/pass.js';
 import { kindValidator } from '../schema/validators.js';
 import { readNulls } from '../schema/nulls.js';
 import { checkMetadata, checkMetadataUpdate } from './metadata.js';
@@ -163,6 +163,7 @@ function recordSchema(ctx: RuleContext, object: Record<string, unknown>, schema:
   const unknownCausesSkipped = schema.unknownFieldsSkipped && strict;
   if (schema.truncated || unknownCausesSkipped) (ctx.droppedFrom ??= new Set()).add(UNKNOWN_SECTION);
   if (schema.keptSkipped || (schema.unknownFieldsSkipped && !unknownCausesSkipped)) ctx.warningsDropped = true;
+  if (schema.unjudged) addCause(ctx, notJudgedCause());
   const schemaCauses = statusOnly ? schema.causes.filter((c) => inStatusWrite(c.path ?? c.field)) : schema.causes;
   for (const cause of schemaCauses) {
     // No metadata at all is reported as Kubernetes reports it, by the name it lacks (checkMetadata).

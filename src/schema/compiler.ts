@@ -108,7 +108,7 @@ const isObject = (v: unknown): v is object => typeof v === 'object' && v !== nul
 export const schemaHash = (schema: object): string => createHash('sha256').update(compilerFingerprint()).update(JSON.stringify(schema)).digest('hex').slice(0, 32);
 
 /** Bump when the generated code changes shape for reasons the fingerprint cannot see (the code-point rewrite, say). */
-const GENERATOR_REVISION = 6;
+const GENERATOR_REVISION = 7;
 
 let fingerprint: string | undefined;
 function compilerFingerprint(): string {
@@ -131,10 +131,11 @@ export type Rewrite = (code: string) => string;
 /**
  * The rewrites of ajv's generated code the build makes, each kept for what `npm run bench:rewrites`
  * measures it saves (the figures are next to each; runs of 2026-11-28 on a shared machine whose
- * noise is about ±10%: CPU time without the rewrite / with it, median and quartiles). Applied in
- * this order: pathsOnlyOnError reads the error sites errorsOutOfLine leaves.
+ * noise is about ±10%: CPU time without the rewrite / with it, median and quartiles), and one that
+ * bounds memory (keepFirstErrors). Applied in this order: pathsOnlyOnError reads the error sites
+ * errorsOutOfLine leaves, keepFirstErrors the sites of both.
  */
-export const REWRITES: readonly Rewrite[] = [countCodePointsOnlyWhenNeeded, errorsOutOfLine, pathsOnlyOnError];
+export const REWRITES: readonly Rewrite[] = [countCodePointsOnlyWhenNeeded, errorsOutOfLine, pathsOnlyOnError, keepFirstErrors];
 
 /**
  * CommonJS source of a factory that, given the formats, returns one validator per name,
@@ -256,3 +257,63 @@ export function pathsOnlyOnError(code: string): string {
   const addNested = `function ${ADD_NESTED_ERRORS}(errors, nested, path) { for (const error of nested) error.instancePath = path + error.instancePath; if (errors === null) return nested; for (const error of nested) errors.push(error); return errors; }`;
   return `${addNested}\n${out}`;
 }
+
+/** The shared function the generated code calls to take in the first of a referenced schema's errors. */
+const KEEP_NESTED_ERRORS = 'fleetgateKeepNestedErrors';
+
+/**
+ * The most error objects a precompiled validator keeps; it counts the rest. ajv, with allErrors,
+ * builds one per failing value: a 7 MiB review whose list held 3.5 million bad items made 3.5
+ * million (1.8 GiB, 6 s in the library; the webhook's RSS reached 1.8 GiB after one such request
+ * and 4.3 after three), of which the schema pass reads a few thousand (it stops at
+ * CAUSES_RECORDED causes that refuse the object; see pass.ts).
+ */
+export const ERRORS_KEPT = 10_000;
+
+/**
+ * Keeps the first ERRORS_KEPT errors of a validation, in ajv's order, and counts the rest: past
+ * the bound an error site builds nothing (not even its path and params), a function takes in a
+ * referenced one's errors only while there is room, and each function leaves its count in
+ * `errorCount` beside its `errors` (the count ajv keeps in `errors`, which its code otherwise
+ * reads from the list's length). Where an anyOf drops the errors of a branch that failed, the
+ * list is cut to what it held before the branch, which is never more than it holds. Every site
+ * is rewritten or the build fails. It costs nothing measurable on the library's corpus (bench:ab
+ * 1.00x, quartiles 0.95–1.03).
+ */
+export function keepFirstErrors(code: string): string {
+  let sites = 0;
+  let nested = 0;
+  let ends = 0;
+  let resets = 0;
+  const out = code
+    .replaceAll(`vErrors = ${ADD_ERROR}(vErrors, `, () => {
+      sites++;
+      return `vErrors = vErrors !== null && vErrors.length >= ${ERRORS_KEPT} ? vErrors : ${ADD_ERROR}(vErrors, `;
+    })
+    .replace(new RegExp(`vErrors = ${ADD_NESTED_ERRORS}\\(vErrors, (validate\\d+)\\.errors, ([^;]*?)\\);errors = vErrors\\.length;`, 'g'), (_, name: string, path: string) => {
+      nested++;
+      return `vErrors = ${KEEP_NESTED_ERRORS}(vErrors, ${name}.errors, ${path});errors += ${name}.errorCount;`;
+    })
+    .replace(/(validate\d+)\.errors = vErrors;return errors === 0;/g, (_, name: string) => {
+      ends++;
+      return `${name}.errors = vErrors;${name}.errorCount = errors;return errors === 0;`;
+    })
+    .replace(/vErrors\.length = (_errs\d+);/g, (_, before: string) => {
+      resets++;
+      return `vErrors.length = Math.min(vErrors.length, ${before});`;
+    });
+  const expected = {
+    sites: code.split(`${ADD_ERROR}(vErrors, `).length - 1,
+    nested: code.split(`${ADD_NESTED_ERRORS}(vErrors, `).length - 1,
+    ends: code.match(/\bfunction validate\d+\(/g)?.length ?? 0,
+    resets: code.match(/vErrors\.length = /g)?.length ?? 0,
+  };
+  const done = { sites, nested, ends, resets };
+  if (JSON.stringify(done) !== JSON.stringify(expected) || out.includes('errors = vErrors.length')) {
+    throw new Error(`keepFirstErrors rewrote ${JSON.stringify(done)} of ajv's output, expected ${JSON.stringify(expected)}; update it`);
+  }
+  const keepNested = `function ${KEEP_NESTED_ERRORS}(errors, nested, path) { const room = errors === null ? ${ERRORS_KEPT} : ${ERRORS_KEPT} - errors.length; const taken = nested.length <= room ? nested : nested.slice(0, room); for (const error of taken) error.instancePath = path + error.instancePath; if (errors === null) return taken; for (const error of taken) errors.push(error); return errors; }`;
+  // The helper it replaces is called no more.
+  return `${keepNested}\n${out.replace(new RegExp(`^function ${ADD_NESTED_ERRORS}\\(.*\\n`, 'm'), '')}`;
+}
+

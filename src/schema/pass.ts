@@ -6,9 +6,10 @@
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { type Cause, type Field } from '../engine/field.js';
 import { forbidden, invalid, notSupported, required, tooLong, tooMany } from '../engine/field-error.js';
-import type { FieldPath } from '../engine/path.js';
+import { FieldPath } from '../engine/path.js';
 import { formatChecks } from './formats.js';
 import { compile } from './validators.js';
+import { ERRORS_KEPT } from './compiler.js';
 import { isRequiredProperty, sectionOfPointer, valueAt, walkAt } from './pointer.js';
 import { isFieldOfObject } from './nulls.js';
 import { valueLeftAsStored, type SectionRole } from '../engine/ratchet.js';
@@ -40,6 +41,12 @@ export interface SchemaResult {
   readonly ignoredSkipped?: boolean;
   /** Set when unknown fields in sections that decide went unlisted past CAUSES_RECORDED of them. */
   readonly unknownFieldsSkipped?: boolean;
+  /**
+   * Set when the validator kept fewer errors than it found (ERRORS_KEPT) and none of those it kept
+   * refuses the write (they were in sections left as stored, or outside a status write): the rest
+   * went unread, so the write cannot be judged (see notJudgedCause).
+   */
+  readonly unjudged?: boolean;
 }
 
 /**
@@ -62,7 +69,10 @@ export function checkSchema(
   sectionRole?: (section: string) => SectionRole,
 ): SchemaResult {
   if (validateFn(data)) return VALID;
-  return toCauses(schema, data, validateFn.errors ?? [], stored, sectionRole);
+  const errors = validateFn.errors ?? [];
+  // A precompiled validator keeps the first ERRORS_KEPT errors and counts them all (compiler.ts: keepFirstErrors).
+  const found = (validateFn as { errorCount?: number }).errorCount ?? errors.length;
+  return toCauses(schema, data, errors, found > errors.length, stored, sectionRole);
 }
 
 export type { SectionRole };
@@ -96,7 +106,7 @@ function asStrings(values: readonly unknown[]): string[] {
  * write (outside a status write; left as stored by an UPDATE): past CAUSES_RECORDED of those,
  * the rest are not read, and past CAUSES_RECORDED causes that do refuse it, nothing more is.
  */
-function toCauses(rootSchema: object, data: unknown, errors: ErrorObject[], stored: unknown, sectionRole: ((section: string) => SectionRole) | undefined): SchemaResult {
+function toCauses(rootSchema: object, data: unknown, errors: ErrorObject[], moreFound: boolean, stored: unknown, sectionRole: ((section: string) => SectionRole) | undefined): SchemaResult {
   const all: Cause[] = [];
   const unknownFields: string[] = [];
   const unknownFieldPaths: FieldPath[] = [];
@@ -213,8 +223,13 @@ function toCauses(rootSchema: object, data: unknown, errors: ErrorObject[], stor
     }
     if (deciding && all.length > causesBefore && !keptPaths.has(path.toString())) denying++;
   }
+  // The validator kept fewer errors than it found, and the pass read them all: it needed more.
+  const unread = moreFound && !truncated;
+  if (unread) truncated = true;
+  // Only mistakes that cannot refuse the write were read: what the unread ones would do is unknown.
+  const unjudged = unread && denying === 0;
   const causes = all.length > 1 ? withoutEchoes(all, mistypedPaths) : all;
-  const more = truncated || keptSkipped || ignoredSkipped || unknownFieldsSkipped ? { truncated, keptSkipped, ignoredSkipped, unknownFieldsSkipped } : undefined;
+  const more = truncated || keptSkipped || ignoredSkipped || unknownFieldsSkipped ? { truncated, keptSkipped, ignoredSkipped, unknownFieldsSkipped, ...(unjudged ? { unjudged } : {}) } : undefined;
   if (keptPaths.size === 0) return { causes, unknownFields, unknownFieldPaths, kept: [], nulls, ...more };
   // A Required cause is at the missing field's path, which no kept value has.
   return { causes: causes.filter((c) => !keptPaths.has(c.field)), unknownFields, unknownFieldPaths, kept: causes.filter((c) => keptPaths.has(c.field)), nulls, ...more };
@@ -228,6 +243,11 @@ function withoutEchoes(causes: Cause[], mistypedPaths: ReadonlySet<string> | und
   // A value of the wrong type also fails the enum of its field (`syncMode: 5`); the type cause says it all.
   if (mistypedPaths) kept = kept.filter((c) => c.type !== 'FieldValueNotSupported' || !mistypedPaths.has(c.field));
   return kept;
+}
+
+/** The cause that refuses a write the schema pass could not judge (SchemaResult.unjudged). */
+export function notJudgedCause(): Cause {
+  return forbidden(FieldPath.root, `not judged: the schema pass found more than ${ERRORS_KEPT} mistakes and read the first ${ERRORS_KEPT}, none of which refuses this write`);
 }
 
 /** The cause reported for an unknown field when unknown fields are errors. */

@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import type { ValidateFunction } from 'ajv';
 import { compile } from '../../src/schema/validators.js';
 import { ajvFormats } from '../../src/schema/formats.js';
-import { AJV_OPTIONS, GENERATED_VALIDATORS, KUBERNETES_KEYWORDS, schemaHash, splitLargeSubschemas } from '../../src/schema/compiler.js';
+import { AJV_OPTIONS, ERRORS_KEPT, GENERATED_VALIDATORS, KUBERNETES_KEYWORDS, schemaHash, splitLargeSubschemas } from '../../src/schema/compiler.js';
 import { ruleModules, rulesFor } from '../../rules/index.js';
 import { examples } from '../fixtures/index.js';
 import { SUITE } from '../../src/cli/suite/schema.js';
@@ -142,6 +142,46 @@ describe.skipIf(!built)('precompiled validators (dist/, which npm test builds fi
     }
     expect(fast(good)).toBe(true);
     expect(fast(broken[4])).toBe(false);
+  });
+
+  /** The precompiled validator's errors are the run-time one's first ERRORS_KEPT, and its count is of them all. */
+  function expectKeptAndCounted(fast: ValidateFunction, runtime: ValidateFunction, value: unknown) {
+    expect(fast(value)).toBe(runtime(value));
+    const all = runtime.errors!;
+    expect(all.length).toBeGreaterThan(ERRORS_KEPT);
+    expect(fast.errors).toEqual(all.slice(0, ERRORS_KEPT));
+    expect((fast as { errorCount?: number }).errorCount).toBe(all.length);
+  }
+
+  it('keep the first errors past the bound and count the rest, whichever function found them', () => {
+    const kind = 'ResourceInterpreterWebhookConfiguration';
+    const config = structuredClone(examples.find((e) => e.kind === kind)!) as { webhooks: { rules: { operations: unknown[] }[] }[] };
+    // Each rule is a function of its own: the second one's errors are taken in past the bound.
+    const rule = config.webhooks[0]!.rules[0]!;
+    config.webhooks[0]!.rules = [
+      { ...rule, operations: Array(ERRORS_KEPT - 100).fill(0) },
+      { ...rule, operations: Array(500).fill('MERGE') },
+      { ...rule, operations: Array(300).fill(true) },
+    ];
+    expectKeptAndCounted(precompiled[kind]!, compile(rulesFor(kind)!.schema), config);
+  });
+
+  it('keep count past the bound where an anyOf drops the errors of a branch that failed', () => {
+    const many = Array.from({ length: ERRORS_KEPT + 50 }, (_, i) => ({ name: `n${i}`, object: 'member.yaml', operation: 'MERGE', expect: { allowed: true } }));
+    const suite = { cases: [...many, { name: 'x', object: 'member.yaml', expect: { allowed: true } }, { name: 'y', object: 5, expect: { allowed: true } }] };
+    expectKeptAndCounted(precompiled[SUITE.kind]!, compile(SUITE.schema), suite);
+  });
+
+  it('refuse, through validate(), a status write whose object holds more mistakes outside status than they keep', async () => {
+    const built = (await import(new URL('../../dist/src/index.js', import.meta.url).href)) as typeof import('../../src/index.js');
+    const cluster = structuredClone(examples.find((e) => e.kind === 'Cluster')!) as { spec: { taints: unknown[] } };
+    cluster.spec.taints = Array.from({ length: ERRORS_KEPT + 10 }, (_, i) => ({ key: `k${i}`, effect: 'Sometimes' }));
+    const write = built.validate(cluster, { operation: 'UPDATE', subResource: 'status', oldObject: cluster });
+    expect(write.allowed).toBe(false);
+    expect(write.causes.map((c) => [c.type, c.message])).toEqual([['FieldValueForbidden', expect.stringMatching(/^Forbidden: not judged: the schema pass found more than/)]]);
+    // Within the bound, the same write is judged: its mistakes are outside status.
+    cluster.spec.taints = cluster.spec.taints.slice(0, 100);
+    expect(built.validate(cluster, { operation: 'UPDATE', subResource: 'status', oldObject: cluster }).allowed).toBe(true);
   });
 });
 

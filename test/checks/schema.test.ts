@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { Type } from '@sinclair/typebox';
 import { Arr, Enum, Int32, Obj, Opt, Quantity, QuantityMap, ReqStr, Str } from '../../rules/_shared/schema.js';
-import { checkSchema, unknownFieldCause } from '../../src/schema/pass.js';
+import { checkSchema, notJudgedCause, unknownFieldCause } from '../../src/schema/pass.js';
+import { compile } from '../../src/schema/validators.js';
 import { kindValidatorReading } from '../../src/schema/validators.js';
 import { pointerToPath } from '../../src/schema/pointer.js';
-import { GENERATED_VALIDATORS, schemaHash } from '../../src/schema/compiler.js';
+import { ERRORS_KEPT, GENERATED_VALIDATORS, schemaHash } from '../../src/schema/compiler.js';
 import { formatCause } from '../../src/engine/field.js';
 import { Invalid, NotSupported, Required, TooLong, type Want } from '../helpers.js';
 
@@ -232,5 +233,47 @@ describe('the validators a build precompiled', () => {
       );
     }
     expect(reads()).toBe(1);
+  });
+});
+
+describe('errors a precompiled validator counted but did not keep (past ERRORS_KEPT)', () => {
+  /** The run-time validator, keeping its first `kept` errors and counting them all, as a precompiled one does. */
+  function keepingFirst(kept: number) {
+    const real = compile(schema);
+    const fn = Object.assign(
+      (data: unknown) => {
+        const valid = real(data);
+        fn.errors = real.errors?.slice(0, kept) ?? null;
+        fn.errorCount = real.errors?.length ?? 0;
+        return valid;
+      },
+      { errors: null as unknown, errorCount: 0 },
+    );
+    return fn as unknown as Parameters<typeof checkSchema>[2];
+  }
+  const tenBadTags = { mode: 'Push', name: 'web', tags: Array(10).fill('z') };
+
+  it('still refuse the object: the causes of those kept are listed, and the rest said to be more', () => {
+    const result = checkSchema(schema, { ...tenBadTags, mode: 'Both' }, keepingFirst(3));
+    expect(result.causes.map((c) => c.field)).toEqual(['mode', 'tags[0]', 'tags[1]']);
+    expect(result.truncated).toBe(true);
+    expect(result.unjudged).toBeUndefined();
+  });
+
+  it('leave a write unjudged when none of those kept could refuse it', () => {
+    const tagsIgnored = (section: string) => (section === 'tags' ? 'ignored' : 'decides') as 'ignored' | 'decides';
+    const result = checkSchema(schema, tenBadTags, keepingFirst(3), undefined, tagsIgnored);
+    expect(result.unjudged).toBe(true);
+    // Every error kept: judged as before.
+    const whole = checkSchema(schema, tenBadTags, keepingFirst(100), undefined, tagsIgnored);
+    expect(whole.unjudged).toBeUndefined();
+    expect(whole.truncated).toBeUndefined();
+    expect(whole.causes).toHaveLength(10);
+  });
+
+  it('are named in the cause that refuses an unjudged write', () => {
+    expect(formatCause(notJudgedCause())).toBe(
+      `Forbidden: not judged: the schema pass found more than ${ERRORS_KEPT} mistakes and read the first ${ERRORS_KEPT}, none of which refuses this write`,
+    );
   });
 });
