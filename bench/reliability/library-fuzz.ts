@@ -3,7 +3,8 @@
  * applyDefaults() and review() in both modes, in this thread. It counts what must never happen:
  * an exception out of any of them, a review answered with an internal error (code 500) or not
  * as an AdmissionReview, a change to Object.prototype or Array.prototype, inputs slower than
- * the deadline, and a cause message or warning longer than MAX_TEXT (a value written whole). Runs synchronously; `onInput` lets a watchdog see where it is.
+ * the deadline, and a cause message or warning longer than MAX_TEXT (a value written whole).
+ * Runs synchronously; `onInput` lets a watchdog see where it is.
  */
 import { validate, applyDefaults, review, type Operation, type ValidationResult } from '../../src/index.js';
 import { buildReview, describeRecipe, InputStream, reviewRecipe, sweep, type ReviewRecipe } from './recipes.js';
