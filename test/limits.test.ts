@@ -14,6 +14,7 @@ import { policy } from './fixtures/clustertaintpolicy.js';
 import { changed } from './helpers.js';
 import { examples } from './fixtures/index.js';
 import { ingress } from './fixtures/multiclusteringress.js';
+import { pathsOf, valueAt, type Path } from '../bench/reliability/recipes.js';
 import { applyDefaults } from '../src/decode/object.js';
 import { parseManifests } from '../src/input/manifests.js';
 
@@ -296,30 +297,30 @@ describe('every message and warning, whatever string or key is long', () => {
   const long = 'a'.repeat(20_000);
   const invisible = 'x\u200b'.repeat(10_000);
   type Json = Record<string, any>;
-  const walk = (value: unknown, path: string[], strings: string[][], records: string[][]) => {
-    if (typeof value === 'string') strings.push(path);
-    else if (value !== null && typeof value === 'object') {
-      if (!Array.isArray(value)) records.push(path);
-      for (const [k, v] of Object.entries(value)) walk(v, [...path, k], strings, records);
-    }
-  };
-  const at = (object: Json, path: string[]): Json => path.reduce((o, k) => o[k], object);
   /** Copies of `example`: each string (but apiVersion and kind) long in turn, each object given a long key, every string in a list long at once (so lists repeat). */
   function variants(example: Json): Json[] {
-    const strings: string[][] = [];
-    const records: string[][] = [];
-    walk(example, [], strings, records);
+    const paths = pathsOf(example);
+    const strings = paths.filter((path) => typeof valueAt(example, path) === 'string');
+    const isRecord = (path: Path) => {
+      const value = valueAt(example, path);
+      return typeof value === 'object' && value !== null && !Array.isArray(value);
+    };
+    const records = [[], ...paths].filter(isRecord);
+    /** `into`, with `value` at `path`. */
+    const set = (path: Path, value: string, into = structuredClone(example)) => {
+      (valueAt(into, path.slice(0, -1)) as Json)[path.at(-1)!] = value;
+      return into;
+    };
     const out: Json[] = [];
-    const set = (path: string[], value: string, into = structuredClone(example)) => ((at(into, path.slice(0, -1))[path.at(-1)!] = value), into);
     for (const path of strings) if (path.length > 1) out.push(set(path, long), set(path, invisible));
     for (const path of records) {
       const copy = structuredClone(example);
-      const record = at(copy, path);
+      const record = valueAt(copy, path) as Json;
       record[`${long}/${long}`] = Object.values(record).find((v) => typeof v === 'string') ?? 'x';
       out.push(copy);
     }
     const lists = structuredClone(example);
-    for (const path of strings) if (path.some((k) => /^\d+$/.test(k))) set(path, long, lists);
+    for (const path of strings) if (path.some((segment) => typeof segment === 'number')) set(path, long, lists);
     out.push(lists);
     return out;
   }

@@ -180,7 +180,8 @@ function parentOf(root: unknown, path: Path): Record<string, unknown> | unknown[
   return typeof node === 'object' && node !== null ? (node as Record<string, unknown>) : undefined;
 }
 
-function valueAt(root: unknown, path: Path): unknown {
+/** The value at `path` inside `root`, or undefined where the path leads nowhere. */
+export function valueAt(root: unknown, path: Path): unknown {
   let node = root;
   for (const segment of path) {
     if (typeof node !== 'object' || node === null || !Object.hasOwn(node, segment)) return undefined;
