@@ -57,6 +57,25 @@ interface LibraryRun {
   seconds: number;
 }
 
+/** A worker running library-worker.ts: `warm` gives its heap once it has warmed up; after `go`, `finished` its figures and heap. */
+interface LibraryWorker {
+  worker: Worker;
+  warm: Promise<number>;
+  finished: Promise<{ figures?: LibraryFigures; heapMiB: number }>;
+}
+
+/** Starts a library worker (library-worker.ts' protocol); `warm` and `finished` reject if it fails. */
+function startLibraryWorker(data: LibraryWorkerData): LibraryWorker {
+  const worker = new Worker(new URL('./library-worker.js', import.meta.url), { workerData: data });
+  const failed = new Promise<never>((_, reject) => worker.once('error', reject));
+  const next = <T>(type: string) => Promise.race([new Promise<T>((resolve) => worker.on('message', (message: T & { type: string }) => message.type === type && resolve(message))), failed]);
+  const warm = next<{ heapMiB: number }>('warm').then((message) => message.heapMiB);
+  const finished = next<{ figures?: LibraryFigures; heapMiB: number }>('done');
+  // A failure is seen where its caller awaits; these handlers only keep it from counting as unhandled where it does not.
+  for (const promise of [failed, warm, finished]) promise.catch(() => undefined);
+  return { worker, warm, finished };
+}
+
 async function libraryPhase(): Promise<LibraryRun> {
   const began = performance.now();
   const workers = Math.max(1, o.workers);
@@ -70,25 +89,20 @@ async function libraryPhase(): Promise<LibraryRun> {
   /** Starts a worker for [from, to); resolves once it is warm. */
   const launch = (slot: number, from: number, to: number, warmUp: number) => {
     Atomics.store(cursors, slot, from);
-    const worker = new Worker(new URL('./library-worker.js', import.meta.url), { workerData: { seed: o.seed, from, to, deadlineMs: o['deadline-ms'], warmUp, cursor, slot, settleMs: warmUp ? o['settle-ms'] : 0 } satisfies LibraryWorkerData });
-    let done!: (figures: LibraryFigures | undefined) => void;
-    const finished = new Promise<LibraryFigures | undefined>((resolve) => (done = resolve));
-    const warm = new Promise<number>((resolve, reject) => {
-      worker.on('message', (message: { type: string; heapMiB: number; figures?: LibraryFigures }) => {
-        if (message.type === 'warm') resolve(message.heapMiB);
-        else {
-          heaps.after += message.heapMiB;
-          done(message.figures);
-        }
-      });
-      worker.on('error', (err) => {
+    const { worker, warm, finished } = startLibraryWorker({ seed: o.seed, from, to, deadlineMs: o['deadline-ms'], warmUp, cursor, slot, settleMs: warmUp ? o['settle-ms'] : 0 });
+    const figures = finished.then(
+      (done): LibraryFigures | undefined => {
+        heaps.after += done.heapMiB;
+        return done.figures;
+      },
+      (err: Error): LibraryFigures => {
         // An exception that escaped the fuzzer itself: a crash of the worker, counted as one.
-        const crash: Failure = { index: Atomics.load(cursors, slot), what: 'worker crashed', message: err.message, recipe: describeRecipe(libraryInputs(o.seed).at(Atomics.load(cursors, slot))) };
-        reject(err);
-        done({ ...emptyLibraryFigures(), exceptions: 1, failures: [crash] });
-      });
-    });
-    return { worker, warm, finished };
+        const index = Atomics.load(cursors, slot);
+        const crash: Failure = { index, what: 'worker crashed', message: err.message, recipe: describeRecipe(libraryInputs(o.seed).at(index)) };
+        return { ...emptyLibraryFigures(), exceptions: 1, failures: [crash] };
+      },
+    );
+    return { worker, warm, finished: figures };
   };
 
   const shards = Array.from({ length: workers }, (_, slot) => {
@@ -260,16 +274,15 @@ function printFailures(title: string, failures: Failure[]): void {
  * stack (4 MiB) is larger than the main thread's, and an input that is costly for its depth costs
  * there what it cost in the run (one nested 49,339 deep: 5.2 s in a worker, 375 ms on the main thread).
  */
-function fuzzOneInWorker(index: number): Promise<LibraryFigures> {
-  const data: LibraryWorkerData = { seed: o.seed, from: index, to: index + 1, deadlineMs: o['deadline-ms'], warmUp: 0, cursor: new SharedArrayBuffer(4), slot: 0, settleMs: 0 };
-  const worker = new Worker(new URL('./library-worker.js', import.meta.url), { workerData: data });
-  return new Promise<LibraryFigures>((resolve, reject) => {
-    worker.on('message', (message: { type: string; figures?: LibraryFigures }) => {
-      if (message.type === 'warm') worker.postMessage('go');
-      else resolve(message.figures!);
-    });
-    worker.once('error', reject);
-  }).finally(() => void worker.terminate());
+async function fuzzOneInWorker(index: number): Promise<LibraryFigures> {
+  const { worker, warm, finished } = startLibraryWorker({ seed: o.seed, from: index, to: index + 1, deadlineMs: o['deadline-ms'], warmUp: 0, cursor: new SharedArrayBuffer(4), slot: 0, settleMs: 0 });
+  try {
+    await warm;
+    worker.postMessage('go');
+    return (await finished).figures!;
+  } finally {
+    void worker.terminate();
+  }
 }
 
 async function reproduce(index: number): Promise<void> {
