@@ -12,7 +12,7 @@
  */
 import { createRequire } from 'node:module';
 import type { ValidateFunction } from 'ajv';
-import { REWRITES, countCodePointsOnlyWhenNeeded, errorsOutOfLine, keepFirstErrors, pathsOnlyOnError, standaloneModule, type Rewrite } from '../src/schema/compiler.js';
+import { REWRITES, countCodePointsOnlyWhenNeeded, errorsOutOfLine, keepFirstErrors, pathsOnlyOnError, standaloneModule, stopLoopsPastTheBound, type Rewrite } from '../src/schema/compiler.js';
 import { ajvFormats } from '../src/schema/formats.js';
 import { ruleModules } from '../rules/index.js';
 import { corpus } from './corpus.js';
@@ -30,9 +30,11 @@ const without = (...left: Rewrite[]): readonly Rewrite[] => REWRITES.filter((r) 
 const VARIANTS: Record<string, readonly Rewrite[]> = {
   shipped: REWRITES,
   'without countCodePointsOnlyWhenNeeded': without(countCodePointsOnlyWhenNeeded),
-  // keepFirstErrors reads the sites of both of these, so it goes with either.
-  'without pathsOnlyOnError': without(pathsOnlyOnError, keepFirstErrors),
-  'without errorsOutOfLine (and pathsOnlyOnError)': without(errorsOutOfLine, pathsOnlyOnError, keepFirstErrors),
+  // A bound, not a saving: what its check in every loop costs.
+  'without stopLoopsPastTheBound': without(stopLoopsPastTheBound),
+  // keepFirstErrors reads the sites of both of these, so it goes with either, and stopLoopsPastTheBound with it.
+  'without pathsOnlyOnError': without(pathsOnlyOnError, keepFirstErrors, stopLoopsPastTheBound),
+  'without errorsOutOfLine (and pathsOnlyOnError)': without(errorsOutOfLine, pathsOnlyOnError, keepFirstErrors, stopLoopsPastTheBound),
   'ajv as generated': [],
 };
 

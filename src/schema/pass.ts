@@ -70,7 +70,7 @@ export function checkSchema(
 ): SchemaResult {
   if (validateFn(data)) return VALID;
   const errors = validateFn.errors ?? [];
-  // A precompiled validator keeps the first ERRORS_KEPT errors and counts them all (compiler.ts: keepFirstErrors).
+  // A precompiled validator keeps the first ERRORS_KEPT errors and counts more when it found more (compiler.ts: keepFirstErrors, stopLoopsPastTheBound).
   const found = (validateFn as { errorCount?: number }).errorCount ?? errors.length;
   return toCauses(schema, data, errors, found > errors.length, stored, sectionRole);
 }

@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import type { ValidateFunction } from 'ajv';
 import { compile } from '../../src/schema/validators.js';
 import { ajvFormats } from '../../src/schema/formats.js';
-import { AJV_OPTIONS, ERRORS_KEPT, GENERATED_VALIDATORS, KUBERNETES_KEYWORDS, schemaHash, splitLargeSubschemas } from '../../src/schema/compiler.js';
+import { AJV_OPTIONS, ERRORS_KEPT, GENERATED_VALIDATORS, KUBERNETES_KEYWORDS, schemaHash, splitLargeSubschemas, standaloneModule } from '../../src/schema/compiler.js';
 import { ruleModules, rulesFor } from '../../rules/index.js';
 import { examples } from '../fixtures/index.js';
 import { SUITE } from '../../src/cli/suite/schema.js';
@@ -144,14 +144,74 @@ describe.skipIf(!built)('precompiled validators (dist/, which npm test builds fi
     expect(fast(broken[4])).toBe(false);
   });
 
-  /** The precompiled validator's errors are the run-time one's first ERRORS_KEPT, and its count is of them all. */
+  /**
+   * The precompiled validator's errors are the run-time one's first ERRORS_KEPT, and its count says
+   * there were more: a lower bound, since a loop past the bound stops at its first mistake.
+   */
   function expectKeptAndCounted(fast: ValidateFunction, runtime: ValidateFunction, value: unknown) {
     expect(fast(value)).toBe(runtime(value));
     const all = runtime.errors!;
     expect(all.length).toBeGreaterThan(ERRORS_KEPT);
     expect(fast.errors).toEqual(all.slice(0, ERRORS_KEPT));
-    expect((fast as { errorCount?: number }).errorCount).toBe(all.length);
+    const count = (fast as { errorCount?: number }).errorCount;
+    expect(count).toBeGreaterThan(ERRORS_KEPT);
+    expect(count).toBeLessThanOrEqual(all.length);
   }
+
+  /** A list whose item reads are counted. */
+  function countingList<T>(items: T[]): { list: T[]; reads: () => number } {
+    let reads = 0;
+    const list = new Proxy(items, {
+      get(target, key, receiver) {
+        if (typeof key === 'string' && /^\d+$/.test(key)) reads++;
+        return Reflect.get(target, key, receiver);
+      },
+    });
+    return { list, reads: () => reads };
+  }
+
+  it('stop reading a list past the bound once it has a mistake of its own, and read a good list whole', () => {
+    const kind = 'ResourceInterpreterWebhookConfiguration';
+    const fast = precompiled[kind]!;
+    const config = structuredClone(examples.find((e) => e.kind === kind)!) as { webhooks: { rules: { operations: unknown[] }[] }[] };
+    const rule = config.webhooks[0]!.rules[0]!;
+    const bad = countingList<unknown>(Array(200_000).fill(0));
+    rule.operations = bad.list;
+    expect(fast(config)).toBe(false);
+    expect(fast.errors).toHaveLength(ERRORS_KEPT);
+    expect((fast as { errorCount?: number }).errorCount).toBeGreaterThan(ERRORS_KEPT);
+    expect(bad.reads()).toBeLessThan(ERRORS_KEPT + 10);
+    // Past the bound (filled here by unknown fields), a list without a mistake is still read whole:
+    // its verdict may decide an anyOf.
+    const good = countingList<unknown>(Array(200_000).fill('InterpretReplica'));
+    rule.operations = good.list;
+    expect(fast(config)).toBe(true);
+    const crowded = { ...Object.fromEntries(Array.from({ length: ERRORS_KEPT + 5 }, (_, i) => [`unknown${i}`, 1])), ...config };
+    expect(fast(crowded)).toBe(false);
+    expect((fast as { errorCount?: number }).errorCount).toBeGreaterThan(ERRORS_KEPT);
+    expect(good.reads()).toBe(2 * 200_000);
+  });
+
+  /** A schema of its own, compiled as the build compiles the kinds (REWRITES). */
+  function builtWithRewrites(schema: object): ValidateFunction {
+    const module = { exports: {} as ((formats: typeof ajvFormats) => Record<string, ValidateFunction>) | object };
+    new Function('module', 'exports', 'require', standaloneModule({ s: schema }))(module, module.exports, createRequire(import.meta.url));
+    return (module.exports as (formats: typeof ajvFormats) => Record<string, ValidateFunction>)(ajvFormats).s!;
+  }
+
+  it('give an anyOf the verdict ajv gives when a branch stops a list early', () => {
+    // The first branch fails every item and stops; the second must still read every one.
+    const schema = { anyOf: [{ type: 'array', items: { type: 'integer' } }, { type: 'array', items: { type: 'string', maxLength: 3 } }] };
+    const fast = builtWithRewrites(schema);
+    const runtime = compile(schema);
+    const strings = Array(3 * ERRORS_KEPT).fill('abc');
+    expect(fast(strings)).toBe(true);
+    expect(runtime(strings)).toBe(true);
+    // One bad item at the very end of the second branch's list: found, so the anyOf fails.
+    const lastTooLong = [...strings.slice(1), 'abcd'];
+    expectKeptAndCounted(fast, runtime, lastTooLong);
+    expect(fast(lastTooLong)).toBe(false);
+  });
 
   it('keep the first errors past the bound and count the rest, whichever function found them', () => {
     const kind = 'ResourceInterpreterWebhookConfiguration';
