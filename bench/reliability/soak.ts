@@ -64,9 +64,9 @@ const logLevel = (strings['log-level'] as 'debug' | 'info' | 'warn' | 'error' | 
 if (!['debug', 'info', 'warn', 'error'].includes(logLevel)) throw new Error(`--log-level must be debug, info, warn or error, got "${logLevel}"`);
 const traceGc = strings['trace-gc'] === true;
 const cpuProfDir = strings['cpu-prof-dir'] as string | undefined;
-/** `--server-node-args "--single-threaded-gc …"`: Node's and V8's flags for the server, to measure one against the defaults. */
+/** `--server-node-args="--single-threaded-gc …"` (with `=`: a value starting with a dash is otherwise taken for a flag): Node's and V8's flags for the server, to measure one against the defaults. */
 const extraNodeArgs = ((strings['server-node-args'] as string | undefined) ?? '').split(/\s+/).filter(Boolean);
-/** `--server-args "--background-threads=normal …"`: more flags for `fleetgate serve`, to measure one against its default. */
+/** `--server-args="--background-threads=normal …"`: more flags for `fleetgate serve`, to measure one against its default. */
 const serverArgs = ((strings['server-args'] as string | undefined) ?? '').split(/\s+/).filter(Boolean);
 const serverNodeArgs = [...(traceGc ? ['--trace-gc'] : []), ...(cpuProfDir ? ['--cpu-prof', '--cpu-prof-dir', cpuProfDir] : []), ...extraNodeArgs];
 
