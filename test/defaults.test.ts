@@ -37,6 +37,18 @@ describe('applyDefaults', () => {
     expect(applyDefaults(object, { now }).patch).toEqual(patch);
   });
 
+  it('escapes ~ and / in a pointer, and only those', () => {
+    const rules: KindRules = {
+      ...rulesFor('Cluster')!,
+      defaults: (_, ctx) => {
+        ctx.set(['metadata', 'labels', 'a~b'], 'tilde');
+        ctx.set(['metadata', 'labels', 'c/d'], 'slash');
+        ctx.set(['metadata', 'labels', '~/~', 'x.y-z_0'], 'both');
+      },
+    };
+    expect(mutationOf(rules, cluster).patch.map((op) => op.path)).toEqual(['/metadata/labels/a~0b', '/metadata/labels/c~1d', '/metadata/labels/~0~1~0/x.y-z_0']);
+  });
+
   it('leaves resource models of the wrong type for validation to refuse, rather than replacing them', () => {
     for (const models of ['bogus', 42, { grade: 0 }]) {
       const object = changed(cluster, (o) => (o.spec.resourceModels = models));

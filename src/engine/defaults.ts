@@ -101,5 +101,12 @@ function has(root: unknown, path: readonly (string | number)[]): boolean {
   return node !== undefined;
 }
 
-/** An RFC 6901 pointer. */
-const pointer = (path: readonly (string | number)[]): string => path.map((segment) => `/${escapeToken(String(segment))}`).join('');
+/** An RFC 6901 pointer. Only a segment holding `~` or `/` needs escaping: indexes and field names seldom do. */
+function pointer(path: readonly (string | number)[]): string {
+  let text = '';
+  for (const segment of path) {
+    const token = String(segment);
+    text += `/${token.includes('~') || token.includes('/') ? escapeToken(token) : token}`;
+  }
+  return text;
+}
