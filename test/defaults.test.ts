@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { applyPatch } from 'rfc6902';
 import { applyDefaults, defaultsPatch } from '../src/decode/object.js';
 import { cluster } from './fixtures/cluster.js';
 import { changed } from './helpers.js';
@@ -6,6 +8,7 @@ import { rulesFor } from '../rules/index.js';
 import { defaultObject, mutationOf } from '../src/engine/defaults.js';
 import { invalid } from '../src/engine/field-error.js';
 import { MAX_CAUSES, type KindRules } from '../src/engine/rule.js';
+import { copyJson } from '../src/util/json-copy.js';
 
 const now = new Date('2026-11-22T12:00:00Z');
 
@@ -121,5 +124,57 @@ describe('a kind whose defaults do not apply', () => {
     expect(result.truncated).toBe(true);
     expect(result.causes).toHaveLength(MAX_CAUSES);
     expect(result.causes![0]).toStrictEqual({ type: 'FieldValueInvalid', field: 'spec.items[0]', badValue: 0, message: 'Invalid value: 0: cannot be defaulted' });
+  });
+});
+
+describe('applying the defaults to the copy', () => {
+  // Segments that reach every branch: fields present and missing, list indexes in and past range,
+  // the end of a list, and the names rfc6902 skips while it walks. Not an inherited name such as
+  // toString: rfc6902 would walk into Object.prototype's function and write there, so one run
+  // would change the next (the rules only name fields the object has).
+  const segment = fc.oneof(fc.constantFrom('a', 'b', 'list', 'x', '__proto__', 'constructor', '-', '0', 'a/b', 'a~b'), fc.nat({ max: 3 }));
+  const json: fc.Arbitrary<unknown> = fc.letrec((tie) => ({
+    value: fc.oneof({ depthSize: 'small' }, fc.constantFrom(null, 1, 'v', true), fc.array(tie('value'), { maxLength: 3 }), fc.dictionary(fc.constantFrom('a', 'b', 'list', 'x', 'a/b'), tie('value'), { maxKeys: 3, noNullPrototype: true })),
+  })).value;
+  const change = fc.record({ remove: fc.boolean(), path: fc.array(segment, { minLength: 0, maxLength: 4 }), value: json });
+  const root = fc.dictionary(fc.constantFrom('a', 'b', 'list', 'x'), json, { maxKeys: 4, noNullPrototype: true });
+
+  it('gives what rfc6902 applying the same patch gives, object and errors', () => {
+    fc.assert(
+      fc.property(root, fc.array(change, { maxLength: 6 }), (object, changes) => {
+        const rules: KindRules = {
+          ...rulesFor('Cluster')!,
+          defaults: (_, ctx) => changes.forEach((c) => (c.remove ? ctx.remove(c.path) : ctx.set(c.path, c.value))),
+        };
+        const patch = mutationOf(rules, object).patch;
+        const expected = copyJson(object);
+        let expectedError: string | undefined;
+        try {
+          const failures = applyPatch(expected, patch).filter((failure, i) => failure !== null && !(patch[i]!.op === 'remove' && failure.name === 'MissingError'));
+          if (failures.length) expectedError = `defaults did not apply: ${failures.map(String).join('; ')}`;
+        } catch (err) {
+          expectedError = String((err as Error).message);
+        }
+        let actual: unknown;
+        let actualError: string | undefined;
+        try {
+          actual = defaultObject(rules, object).object;
+        } catch (err) {
+          actualError = String((err as Error).message);
+        }
+        expect(actualError).toBe(expectedError);
+        // As JSON, key order included (a key "constructor" would confuse a deep equality's type check).
+        if (expectedError === undefined) expect(JSON.stringify(actual)).toBe(JSON.stringify(expected));
+      }),
+      { numRuns: 3000, seed: 20261129 },
+    );
+  });
+
+  it('never shares a value with the patch: the object can be changed without changing the patch', () => {
+    const value = { nested: ['a'] };
+    const rules: KindRules = { ...rulesFor('Cluster')!, defaults: (_, ctx) => ctx.set(['spec', 'zone'], value) };
+    const { object, patch } = defaultObject(rules, structuredClone(cluster));
+    ((object as any).spec.zone.nested as string[]).push('b');
+    expect(patch[0]!.value).toEqual({ nested: ['a'] });
   });
 });
