@@ -213,7 +213,7 @@ describe.skipIf(!built)('precompiled validators (dist/, which npm test builds fi
     expect(fast(lastTooLong)).toBe(false);
   });
 
-  it('keep the first errors past the bound and count the rest, whichever function found them', () => {
+  it('keep the first errors past the bound and count past it, whichever function found them', () => {
     const kind = 'ResourceInterpreterWebhookConfiguration';
     const config = structuredClone(examples.find((e) => e.kind === kind)!) as { webhooks: { rules: { operations: unknown[] }[] }[] };
     // Each rule is a function of its own: the second one's errors are taken in past the bound.
