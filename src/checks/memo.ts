@@ -2,13 +2,16 @@
  * Verdicts on strings, remembered. The values these checks see repeat (every UPDATE
  * re-sends the stored object, and fleets reuse schedules, zones and endpoints), while
  * a verdict can cost microseconds: a URL parse, a cron parse, an ICU lookup. Each cache
- * is bounded in entries and in the length of the keys it keeps (so at most a few MiB
- * whatever it is fed); when full it starts over rather than tracking recency.
+ * is bounded in entries, in the length of the keys it keeps and in the characters it holds
+ * in all (so about 1 MiB whatever it is fed); when full it starts over rather than tracking
+ * recency.
  */
 export function memoizeVerdict<R>(check: (value: string) => R, bounds: MemoBounds = {}): (value: string) => R {
   const { entries = 4096, longestKey = MAX_KEY_LENGTH } = bounds;
+  const charBudget = bounds.chars ?? entries * CHARS_PER_ENTRY;
   // `undefined` verdicts (the common "fine") are kept as NONE, so one lookup answers.
   const verdicts = new Map<string, R | typeof NONE>();
+  let chars = 0;
   return (value) => {
     // Long values are rare and would make the bound on entries no bound on memory.
     if (value.length > longestKey) return check(value);
@@ -17,7 +20,13 @@ export function memoizeVerdict<R>(check: (value: string) => R, bounds: MemoBound
     const verdict = check(value);
     // A message that quotes or describes its value part by part can be far longer than the value.
     if (typeof verdict === 'string' && verdict.length > LONGEST_VERDICT_KEPT) return verdict;
-    if (verdicts.size >= entries) verdicts.clear();
+    // What an entry holds, in characters: a verdict that is no string (a walk, a list of problems) is counted as long as its key.
+    const cost = value.length + (verdict === undefined ? 0 : typeof verdict === 'string' ? verdict.length : value.length);
+    if (verdicts.size >= entries || chars + cost > charBudget) {
+      verdicts.clear();
+      chars = 0;
+    }
+    chars += cost;
     // A message may quote the value, and so keep what the value was cut from: it is kept as a copy too.
     verdicts.set(ownCopy(value), verdict === undefined ? NONE : typeof verdict === 'string' ? (ownCopy(verdict) as R) : verdict);
     return verdict;
@@ -42,8 +51,16 @@ const NONE = Symbol('no verdict');
 
 /** Longer than any name, endpoint or schedule anyone writes by hand. */
 export const MAX_KEY_LENGTH = 512;
-/** Longer message verdicts are not kept: with the bound on entries, a cache stays within a few MiB. */
+/** Longer message verdicts are not kept. */
 const LONGEST_VERDICT_KEPT = 2 * MAX_KEY_LENGTH;
+/**
+ * The characters (keys and message verdicts) a cache holds at most, per entry it may keep. The
+ * values people write (names, schedules, quantities, endpoints) and their messages fit 4,096
+ * entries in it; values near MAX_KEY_LENGTH with long messages do not, and make the cache start
+ * over sooner. Bounded by entries alone, 4,096 such values kept 4.5-6.8 MiB in one cache (two
+ * bytes a character), and the library has some thirty caches.
+ */
+const CHARS_PER_ENTRY = 64;
 
 export interface MemoBounds {
   /** Verdicts kept at most; default 4096. */
@@ -54,4 +71,6 @@ export interface MemoBounds {
    * memory stays bounded by what valid values take.
    */
   longestKey?: number;
+  /** Characters kept at most, keys and message verdicts together; default 64 per entry. */
+  chars?: number;
 }

@@ -31,11 +31,13 @@ function walkOf(rootSchema: object): (pointer: string) => Walk {
   if (!walk) {
     // The keys are pieces of the pointer, which may hold a key cut from a whole file: they are kept as copies.
     // A walk keeps about twice its pointer (path and keys), and there is a cache per kind: 1,024
-    // places keep the worst case (pointers of 512 characters) near 2 MiB a kind, 3.3 MiB when
-    // every key is in a script outside Latin-1 (two bytes a character).
+    // places kept the worst case (pointers of 512 characters) near 2 MiB a kind, 3.3 MiB when
+    // every key is in a script outside Latin-1 (two bytes a character); a budget of 256
+    // characters a place (pointer and walk counted alike) keeps it under 1 MiB, and places of
+    // the usual length (under 128 characters) all 1,024.
     walk = memoizeVerdict(
       (pointer: string) => walkSegments(rootSchema, pointer.slice(1).split('/').map((segment) => ownCopy(unescapePointer(segment)))),
-      { entries: WALKS_KEPT },
+      { entries: WALKS_KEPT, chars: WALKS_KEPT * 256 },
     );
     walks.set(rootSchema, walk);
   }

@@ -20,6 +20,37 @@ describe('memoizeVerdict', () => {
     expect(asked).toEqual(['ok', 'bad', 'third', 'ok']);
   });
 
+  it('starts over when the characters it holds, keys and messages, pass its budget', () => {
+    const asked: string[] = [];
+    const check = memoizeVerdict((v: string) => (asked.push(v), v.startsWith('bad') ? 'no!' : undefined), { entries: 100, chars: 10 });
+    check('aaaa');
+    check('bbbb');
+    check('aaaa'); // kept: 8 characters held
+    check('cc'); // 10: still within
+    check('aaaa');
+    expect(asked).toEqual(['aaaa', 'bbbb', 'cc']);
+    check('dd'); // 12: starts over with it
+    check('aaaa');
+    expect(asked).toEqual(['aaaa', 'bbbb', 'cc', 'dd', 'aaaa']);
+    // A message counts as well: 'bad1' and its 3-character message are 7 of the 10.
+    asked.length = 0;
+    const messages = memoizeVerdict((v: string) => (asked.push(v), v.startsWith('bad') ? 'no!' : undefined), { entries: 100, chars: 10 });
+    messages('bad1');
+    messages('bad1');
+    messages('ok'); // 9
+    messages('x!'); // 11: starts over
+    messages('bad1');
+    expect(asked).toEqual(['bad1', 'ok', 'x!', 'bad1']);
+  });
+
+  it('holds about a MiB however long the values and messages it is fed', () => {
+    const check = memoizeVerdict((v: string) => `${v} is wrong`);
+    const before = heapMiB();
+    // Two bytes a character, near the longest key kept, each with a message as long.
+    for (let i = 0; i < 4096; i++) check(`${i}${'ж'.repeat(500)}`);
+    expect(heapMiB() - before).toBeLessThan(3);
+  });
+
   it('does not keep values longer than any real name', () => {
     let calls = 0;
     const check = memoizeVerdict(() => ++calls);
