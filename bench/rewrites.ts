@@ -10,10 +10,8 @@
  *
  * Run pinned to one core (the npm script does).
  */
-import { createRequire } from 'node:module';
 import type { ValidateFunction } from 'ajv';
-import { REWRITES, countCodePointsOnlyWhenNeeded, errorsOutOfLine, keepFirstErrors, pathsOnlyOnError, standaloneModule, stopLoopsPastTheBound, type Rewrite } from '../src/schema/compiler.js';
-import { ajvFormats } from '../src/schema/formats.js';
+import { REWRITES, countCodePointsOnlyWhenNeeded, errorsOutOfLine, keepFirstErrors, pathsOnlyOnError, standaloneModule, stopLoopsPastTheBound, validatorsFromSource, type Rewrite } from '../src/schema/compiler.js';
 import { ruleModules } from '../rules/index.js';
 import { corpus } from './corpus.js';
 import { cpuMicrosOver, quantile, warmUp } from './stats.js';
@@ -22,7 +20,6 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 30);
 const PASSES_PER_ROUND = Number(process.env.BENCH_PASSES ?? 200);
 const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 5);
 
-const require = createRequire(import.meta.url);
 const schemas = Object.fromEntries(ruleModules.map((r) => [r.kind, r.schema]));
 
 const without = (...left: Rewrite[]): readonly Rewrite[] => REWRITES.filter((r) => !left.includes(r));
@@ -38,16 +35,9 @@ const VARIANTS: Record<string, readonly Rewrite[]> = {
   'ajv as generated': [],
 };
 
-/** The validators a generated module gives, loaded as the library loads it. */
-function load(code: string): Record<string, ValidateFunction> {
-  const module = { exports: {} as unknown };
-  new Function('module', 'exports', 'require', code)(module, module.exports, require);
-  return (module.exports as (formats: typeof ajvFormats) => Record<string, ValidateFunction>)(ajvFormats);
-}
-
 const variants = Object.entries(VARIANTS).map(([name, rewrites]) => {
   const code = standaloneModule(schemas, rewrites);
-  return { name, bytes: code.length, validators: load(code) };
+  return { name, bytes: code.length, validators: validatorsFromSource(code) };
 });
 
 type Obj = { kind: string };

@@ -168,6 +168,13 @@ export function standaloneModule(schemas: Record<string, object>, rewrites: read
   ].join('\n');
 }
 
+/** The validators of a standaloneModule() source, loaded in this process as the library loads the built one. */
+export function validatorsFromSource(code: string): Record<string, ValidateFunction> {
+  const module = { exports: {} as unknown };
+  new Function('module', 'exports', 'require', code)(module, module.exports, require);
+  return (module.exports as (formats: typeof ajvFormats) => Record<string, ValidateFunction>)(ajvFormats);
+}
+
 /**
  * ajv checks minLength and maxLength in code points, as Kubernetes does, by walking the
  * string: a call per checked string. A string of n UTF-16 units has between n/2 and n code

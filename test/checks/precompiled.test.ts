@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import type { ValidateFunction } from 'ajv';
 import { compile } from '../../src/schema/validators.js';
 import { ajvFormats } from '../../src/schema/formats.js';
-import { AJV_OPTIONS, ERRORS_KEPT, GENERATED_VALIDATORS, KUBERNETES_KEYWORDS, schemaHash, splitLargeSubschemas, standaloneModule } from '../../src/schema/compiler.js';
+import { AJV_OPTIONS, ERRORS_KEPT, GENERATED_VALIDATORS, KUBERNETES_KEYWORDS, schemaHash, splitLargeSubschemas, standaloneModule, validatorsFromSource } from '../../src/schema/compiler.js';
 import { ruleModules, rulesFor } from '../../rules/index.js';
 import { examples } from '../fixtures/index.js';
 import { SUITE } from '../../src/cli/suite/schema.js';
@@ -193,11 +193,7 @@ describe.skipIf(!built)('precompiled validators (dist/, which npm test builds fi
   });
 
   /** A schema of its own, compiled as the build compiles the kinds (REWRITES). */
-  function builtWithRewrites(schema: object): ValidateFunction {
-    const module = { exports: {} as ((formats: typeof ajvFormats) => Record<string, ValidateFunction>) | object };
-    new Function('module', 'exports', 'require', standaloneModule({ s: schema }))(module, module.exports, createRequire(import.meta.url));
-    return (module.exports as (formats: typeof ajvFormats) => Record<string, ValidateFunction>)(ajvFormats).s!;
-  }
+  const builtWithRewrites = (schema: object): ValidateFunction => validatorsFromSource(standaloneModule({ s: schema })).s!;
 
   it('give an anyOf the verdict ajv gives when a branch stops a list early', () => {
     // The first branch fails every item and stops; the second must still read every one.
