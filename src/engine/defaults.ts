@@ -104,6 +104,9 @@ function changesOf(rules: KindRules | undefined, object: unknown, options: Defau
   return truncated ? { patch: [], causes: listed, truncated } : { patch: [], causes: listed };
 }
 
+/** One operation applied by rfc6902, for what applyAt leaves to it. */
+const byLibrary = (root: unknown, operation: PatchOperation): Error | null => applyPatch(root, [operation])[0] ?? null;
+
 /** Segments rfc6902 skips on its way to the last (it stays where it is): such an operation is left to it. */
 const SKIPPED_SEGMENTS = new Set(['__proto__', 'constructor', 'prototype']);
 
@@ -116,21 +119,20 @@ const SKIPPED_SEGMENTS = new Set(['__proto__', 'constructor', 'prototype']);
  * that is missing or no object) goes to applyPatch, so every result and error stays rfc6902's.
  */
 function applyAt(root: unknown, operation: PatchOperation, path: Path): Error | null {
-  const byLibrary = () => applyPatch(root, [operation])[0] ?? null;
   let parent = root;
   for (let i = 0; i < path.length - 1; i++) {
     const segment = path[i]!;
-    if (typeof parent !== 'object' || parent === null || SKIPPED_SEGMENTS.has(String(segment))) return byLibrary();
+    if (typeof parent !== 'object' || parent === null || SKIPPED_SEGMENTS.has(String(segment))) return byLibrary(root, operation);
     parent = (parent as Record<string | number, unknown>)[segment];
   }
   const key = path.at(-1);
-  if (key === undefined || typeof parent !== 'object' || parent === null || Array.isArray(parent)) return byLibrary();
+  if (key === undefined || typeof parent !== 'object' || parent === null || Array.isArray(parent)) return byLibrary(root, operation);
   const fields = parent as Record<string | number, unknown>;
   if (operation.op === 'add') {
     fields[key] = clone(operation.value);
     return null;
   }
-  if (!Object.hasOwn(fields, key) || fields[key] === undefined) return byLibrary();
+  if (!Object.hasOwn(fields, key) || fields[key] === undefined) return byLibrary(root, operation);
   if (operation.op === 'replace') fields[key] = clone(operation.value);
   else delete fields[key];
   return null;
